@@ -1,0 +1,132 @@
+"""Immutable, hashable game state: sheets, cells, the dice in play and whose turn it is.
+
+Everything here is a frozen value, so bots and the solver can hash and cache positions and a
+refused action can never have changed anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from dicepoker.rules.model import Rules
+
+
+class Mark(str, Enum):
+    """What fills a cell."""
+
+    SCORE = "score"  # points (a combination, a category)
+    CLOSED = "closed"  # a closed School cell (a cross on the sheet)
+    STRIKE = "strike"  # a struck combination cell (a stroke)
+    ZERO = "zero"  # a School row that could not be closed (-200)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """A filled cell. `points` counts toward the total (0 for a cross, a stroke or a zero).
+
+    `note` is the reserve total written in a School cell whose closing changed the reserve;
+    `used_reserve` marks a School cell closed with fewer dice than needed; `joker` a Yahtzee placed
+    by the Joker rule.
+    """
+
+    mark: Mark
+    points: int = 0
+    doubled: bool = False
+    used_reserve: bool = False
+    note: int | None = None
+    joker: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Bonus:
+    """A star bonus earned first: kind `school_row`, `combination_row` or `column`, and its key."""
+
+    kind: str
+    key: str | int
+    value: int
+
+    def as_list(self) -> list[str | int]:
+        return [self.kind, self.key, self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """One player's sheet. `cells` is row-major (rows x columns); None is an empty cell.
+
+    `note_at` is the index of the cell holding the newest reserve note (all older notes are struck).
+    """
+
+    cells: tuple[Cell | None, ...]
+    reserve: int = 0
+    note_at: int | None = None
+    stars: tuple[Bonus, ...] = ()
+    yahtzee_bonus: int = 0
+    jokers: int = 0
+    filled: int = 0
+
+    @classmethod
+    def empty(cls, rules: Rules) -> Sheet:
+        return cls(cells=(None,) * rules.cells)
+
+    def cell(self, rules: Rules, row: int, column: int) -> Cell | None:
+        return self.cells[row * rules.columns + column]
+
+    def row_cells(self, rules: Rules, row: int) -> tuple[Cell | None, ...]:
+        start = row * rules.columns
+        return self.cells[start : start + rules.columns]
+
+    def column_cells(self, rules: Rules, column: int) -> tuple[Cell | None, ...]:
+        return self.cells[column :: rules.columns]
+
+    def next_column(self, rules: Rules, row: int) -> int | None:
+        """The leftmost empty column of `row`, or None when the row is full."""
+        start = row * rules.columns
+        for column in range(rules.columns):
+            if self.cells[start + column] is None:
+                return column
+        return None
+
+    def is_full(self, rules: Rules) -> bool:
+        return self.filled == rules.cells
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """A whole game between turns or mid-turn.
+
+    `dice` is empty before the turn's first roll; `rolls` counts this turn's rolls; `thrown_all`
+    says the last roll threw every die (so a School combination doubles). `turn` counts the moves
+    made so far (the record's turn index). `stage` is 0 for the main game and k for the k-th
+    tie-break game, played by `contenders` on fresh sheets; `main_sheets` keeps the main game's
+    sheets once a tie-break starts. `forfeited` lists the seats that lost on the clock, in order.
+    """
+
+    rules: Rules
+    players: tuple[str, ...]
+    sheets: tuple[Sheet, ...]
+    seat: int = 0
+    turn: int = 0
+    dice: tuple[int, ...] = ()
+    rolls: int = 0
+    thrown_all: bool = False
+    stage: int = 0
+    contenders: tuple[int, ...] = ()
+    main_sheets: tuple[Sheet, ...] | None = None
+    forfeited: tuple[int, ...] = ()
+    winner: int | None = None
+    finished: bool = False
+
+    @property
+    def sheet(self) -> Sheet:
+        """The sheet of the player to move."""
+        return self.sheets[self.seat]
+
+    @property
+    def rolls_left(self) -> int:
+        return self.rules.rolls_per_turn - self.rolls
+
+    @property
+    def final_sheets(self) -> tuple[Sheet, ...]:
+        """The main game's sheets (the ones whose totals rank the players)."""
+        return self.main_sheets if self.main_sheets is not None else self.sheets

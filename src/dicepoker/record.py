@@ -1,0 +1,361 @@
+"""The game record: the one interchange format (export, import, replay, analysis, tests).
+
+`Game` is the thin mutable wrapper around the pure engine that keeps the record while a game is
+played; `replay` reads a record back through the same engine and refuses a bad one with the
+1-based number of its first bad turn and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dicepoker.dice import DiceSource, FixedDice
+from dicepoker.engine import (
+    FORFEIT,
+    Action,
+    Forfeit,
+    GameState,
+    IllegalActionError,
+    Move,
+    NotationError,
+    Roll,
+    apply,
+    breakdown,
+    new_game,
+    parse_action,
+    ranking,
+    sheet_breakdown,
+)
+from dicepoker.rules import Rules, RulesError, find_preset, get_rules
+
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+
+
+class RecordError(ValueError):
+    """A record that cannot be replayed."""
+
+
+class RecordFormatError(RecordError):
+    """Not a record at all: not JSON, wrong types, unknown variant or option."""
+
+
+class RecordTurnError(RecordError):
+    """A well-formed record whose turn `turn` (1-based) breaks the rules."""
+
+    def __init__(self, turn: int, reason: str) -> None:
+        super().__init__(f"turn {turn}: {reason}")
+        self.turn = turn
+        self.reason = reason
+
+
+class Game:
+    """A game being played: the current state plus the record of every roll and move so far."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: Sequence[str],
+        dice: DiceSource | None = None,
+        *,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.state: GameState = new_game(rules, players)
+        self.dice = dice
+        self.extra: dict[str, Any] = dict(extra or {})
+        self.turns: list[dict[str, Any]] = []
+        self._current: dict[str, Any] = {"rolls": []}
+
+    @property
+    def rules(self) -> Rules:
+        return self.state.rules
+
+    def play(
+        self,
+        action: Action | str,
+        dice: DiceSource | None = None,
+        *,
+        seat: int | None = None,
+        auto: bool = False,
+    ) -> GameState:
+        """Apply `action` (or its notation) for the player to move and record it."""
+        if isinstance(action, str):
+            action = parse_action(action)
+        before = self.state
+        after = apply(before, action, dice or self.dice, seat=seat)
+        current = self._current
+        if isinstance(action, Roll):
+            roll: dict[str, Any] = {"dice": list(after.dice)}
+            if before.rolls:
+                roll = {"keep": list(action.keep), **roll}
+            current["rolls"].append(roll)
+        else:
+            if isinstance(action, Forfeit):
+                current["forfeit"] = "timeout"
+            else:
+                current["move"] = str(action)
+            self.turns.append(current)
+            self._current = {"rolls": []}
+        if auto:
+            current["auto"] = True
+        self.state = after
+        return after
+
+    def to_record(self) -> dict[str, Any]:
+        """The game as a record (a turn in progress is the last turn, without a move)."""
+        turns = list(self.turns)
+        if self._current["rolls"]:
+            turns.append(self._current)
+        return {
+            "variant": self.rules.preset,
+            "options": self.rules.option_dict,
+            "players": list(self.state.players),
+            **self.extra,
+            "turns": json.loads(json.dumps(turns)),
+        }
+
+
+# --- reading records ---------------------------------------------------------------------------
+
+
+def load_record(source: str | Path | bytes) -> dict[str, Any]:
+    """Parse a record from a path or JSON text; a `RecordFormatError` says what is wrong."""
+    if isinstance(source, Path):
+        try:
+            size = source.stat().st_size
+        except OSError as exc:
+            raise RecordFormatError(f"cannot read {source}: {exc.strerror or exc}") from None
+        if size > MAX_RECORD_BYTES:
+            raise RecordFormatError(f"{source} is too large for a record ({size} bytes)")
+        try:
+            source = source.read_bytes()
+        except OSError as exc:
+            raise RecordFormatError(f"cannot read the file: {exc.strerror or exc}") from None
+    if len(source) > MAX_RECORD_BYTES:
+        raise RecordFormatError(f"record too large ({len(source)} bytes)")
+    try:
+        data = json.loads(source)
+    except (ValueError, RecursionError) as exc:
+        raise RecordFormatError(f"not a JSON record: {exc}") from None
+    if not isinstance(data, dict):
+        raise RecordFormatError(f"a record is a JSON object, not {_json_type(data)}")
+    return data
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "true/false", int: "a number"}
+    return names.get(type(value), "a number" if isinstance(value, float) else "null")
+
+
+def rules_of(record: Mapping[str, Any]) -> tuple[Rules, list[str]]:
+    """The rules and players a record names, checked; `RecordFormatError` when they are bad."""
+    variant = record.get("variant")
+    if not isinstance(variant, str):
+        raise RecordFormatError("the record's 'variant' must be text (school, yahtzee, ...)")
+    options = record.get("options")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise RecordFormatError(f"the record's 'options' must be an object, not {_json_type(options)}")
+    try:
+        rules = get_rules(variant, options)
+    except RulesError as exc:
+        raise RecordFormatError(str(exc)) from None
+    players = record.get("players")
+    if not isinstance(players, list) or not all(isinstance(name, str) for name in players):
+        raise RecordFormatError("the record's 'players' must be a list of names (text)")
+    if not rules.min_players <= len(players) <= rules.max_players:
+        raise RecordFormatError(
+            f"{variant} is played by {rules.min_players} to {rules.max_players} players, "
+            f"not {len(players)}"
+        )
+    return rules, players
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _roll_action(
+    state: GameState, index: int, roll: object
+) -> tuple[Roll, list[int]]:
+    """Check one recorded roll against the dice in play; return it and the freshly thrown faces."""
+    rules = state.rules
+    label = f"roll {index + 1}"
+    if not isinstance(roll, dict):
+        raise ValueError(f"{label} is not an object")
+    keep = roll.get("keep")
+    if keep is None:
+        keep = []
+    if not isinstance(keep, list) or not all(_is_int(p) for p in keep):
+        raise ValueError(f"{label}: 'keep' must be a list of die positions")
+    if len(set(keep)) != len(keep):
+        raise ValueError(f"{label}: a die position is held twice in {keep}")
+    if any(not 0 <= p < rules.dice for p in keep):
+        raise ValueError(f"{label}: die positions are 0..{rules.dice - 1}, not {keep}")
+    if index == 0 and keep:
+        raise ValueError(f"{label}: the first roll of a turn cannot hold dice")
+    if len(keep) == rules.dice:
+        raise ValueError(f"{label}: all {rules.dice} dice held; a roll must throw at least one")
+    if index >= rules.rolls_per_turn:
+        raise ValueError(f"{label}: at most {rules.rolls_per_turn} rolls a turn")
+    dice = roll.get("dice")
+    if (
+        not isinstance(dice, list)
+        or len(dice) != rules.dice
+        or not all(_is_int(d) and 1 <= d <= rules.faces for d in dice)
+    ):
+        raise ValueError(f"{label}: 'dice' must be {rules.dice} integers from 1 to {rules.faces}")
+    held = set(keep)
+    for position in sorted(held):
+        if dice[position] != state.dice[position]:
+            raise ValueError(
+                f"{label}: held die {position} changed from {state.dice[position]} "
+                f"to {dice[position]}"
+            )
+    thrown = [dice[p] for p in range(rules.dice) if p not in held]
+    return Roll(tuple(sorted(keep))), thrown
+
+
+def _play_turn(game: Game, number: int, turn: object, last: bool) -> None:
+    if game.state.finished:
+        raise ValueError("the game is already over")
+    if not isinstance(turn, dict):
+        raise ValueError("a turn is an object with 'rolls' and 'move'")
+    rolls = turn.get("rolls")
+    if rolls is None:
+        rolls = []
+    if not isinstance(rolls, list):
+        raise ValueError("'rolls' must be a list")
+    for index, roll in enumerate(rolls):
+        action, thrown = _roll_action(game.state, index, roll)
+        game.play(action, FixedDice(thrown))
+    move = turn.get("move")
+    forfeit = turn.get("forfeit")
+    if move is not None and forfeit is not None:
+        raise ValueError("a turn has either a move or a forfeit, not both")
+    if forfeit is not None:
+        if forfeit != "timeout":
+            raise ValueError(f"unknown forfeit {forfeit!r} (only 'timeout')")
+        game.play(FORFEIT)
+        return
+    if move is None:
+        if not last:
+            raise ValueError("the turn has no move (only the last turn may be in progress)")
+        return
+    if not isinstance(move, str):
+        raise ValueError("'move' must be text such as 'score pair'")
+    try:
+        action = parse_action(move)
+    except NotationError as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(action, Move):
+        raise ValueError(f"{move!r} is not a move (score ROW, strike ROW or zero ROW)")
+    game.play(action)
+    if turn.get("auto") is True:
+        game.turns[-1]["auto"] = True
+
+
+def replay(record: Mapping[str, Any]) -> Game:
+    """Replay a parsed record through the engine.
+
+    Raises `RecordFormatError` when the record is malformed and `RecordTurnError` with the first
+    bad turn otherwise.
+    """
+    rules, players = rules_of(record)
+    turns = record.get("turns")
+    if turns is None:
+        turns = []
+    if not isinstance(turns, list):
+        raise RecordFormatError("the record's 'turns' must be a list")
+    known = {"variant", "options", "players", "turns"}
+    extra = {key: value for key, value in record.items() if key not in known}
+    game = Game(rules, players, extra=extra)
+    for number, turn in enumerate(turns, start=1):
+        try:
+            _play_turn(game, number, turn, number == len(turns))
+        except (ValueError, IllegalActionError) as exc:
+            reason = exc.reason if isinstance(exc, IllegalActionError) else str(exc)
+            raise RecordTurnError(number, reason) from None
+    return game
+
+
+# --- summaries ---------------------------------------------------------------------------------
+
+
+def summary(state: GameState) -> dict[str, Any]:
+    """A JSON-ready account of a position: totals, breakdowns, bonuses, places, whose turn."""
+    rules = state.rules
+    places = {standing.seat: standing for standing in ranking(state)}
+    school = rules.reserve is not None
+    yahtzee = any(spec.name == "yahtzee_bonus" for spec in find_preset(rules.preset).options)
+    players = []
+    for seat, name in enumerate(state.players):
+        parts = breakdown(state, seat)
+        sheet = state.final_sheets[seat]
+        entry: dict[str, Any] = {
+            "seat": seat,
+            "name": name,
+            "total": parts.total,
+            "place": places[seat].place,
+            "cells": parts.cells,
+            "bonus_points": parts.bonuses,
+        }
+        if school:
+            entry.update(
+                reserve=parts.reserve,
+                zeros=parts.zeros,
+                strikes=parts.strikes,
+                bonuses=[bonus.as_list() for bonus in sheet.stars],
+            )
+        else:
+            entry["upper_bonus"] = parts.upper_bonus
+        if yahtzee:
+            entry.update(yahtzee_bonus=parts.yahtzee_bonus, jokers=sheet.jokers)
+        if seat in state.forfeited:
+            entry["forfeited"] = True
+        players.append(entry)
+    out: dict[str, Any] = {
+        "variant": rules.preset,
+        "options": rules.option_dict,
+        "finished": state.finished,
+        "turns": state.turn,
+        "players": players,
+        "totals": [p["total"] for p in players],
+    }
+    per_seat = ["reserve", "zeros", "strikes", "bonuses"] if school else ["upper_bonus"]
+    if yahtzee:
+        per_seat += ["yahtzee_bonus", "jokers"]
+    for key in per_seat:
+        out[key] = [p[key] for p in players]
+    out["winner"] = (
+        state.players[state.winner]
+        if state.winner is not None
+        else _sole_leader(state)
+    )
+    if state.stage:
+        out["tiebreak"] = {
+            "game": state.stage,
+            "players": [state.players[seat] for seat in state.contenders],
+            "totals": [
+                sheet_breakdown(rules, state.sheets[seat]).total for seat in state.contenders
+            ],
+        }
+    if not state.finished:
+        out["to_move"] = {
+            "seat": state.seat,
+            "name": state.players[state.seat],
+            "dice": list(state.dice),
+            "rolls": state.rolls,
+            "rolls_left": state.rolls_left,
+        }
+    return out
+
+
+def _sole_leader(state: GameState) -> str | None:
+    if not state.finished:
+        return None
+    first = [standing for standing in ranking(state) if standing.place == 1]
+    return first[0].name if len(first) == 1 else None

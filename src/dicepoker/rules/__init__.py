@@ -1,0 +1,94 @@
+"""Presets as data and the registry that turns a name and options into `Rules`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from dicepoker.rules.model import Combo, OptionSpec, Pattern, Row, Rules, Value
+from dicepoker.rules.presets import PRESETS, Preset
+
+
+class RulesError(ValueError):
+    """An unknown preset, or an option that the preset does not have or that is out of range."""
+
+
+def preset_names() -> list[str]:
+    return list(PRESETS)
+
+
+def find_preset(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(PRESETS)
+        raise RulesError(f"unknown variant {name!r} (known: {known})") from None
+
+
+def _check_option(spec: OptionSpec, value: object) -> bool | int:
+    if spec.kind is bool:
+        if not isinstance(value, bool):
+            raise RulesError(f"option {spec.name!r} must be true or false, not {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"option {spec.name!r} must be an integer, not {value!r}")
+    if spec.minimum is not None and value < spec.minimum:
+        raise RulesError(f"option {spec.name!r} must be at least {spec.minimum}, not {value}")
+    if spec.maximum is not None and value > spec.maximum:
+        raise RulesError(f"option {spec.name!r} must be at most {spec.maximum}, not {value}")
+    return value
+
+
+def resolve_options(preset: Preset, options: Mapping[str, object] | None) -> dict[str, bool | int]:
+    """Validate `options` against the preset and fill in the defaults (unset options are left out)."""
+    given = dict(options or {})
+    specs = {spec.name: spec for spec in preset.options}
+    unknown = sorted(set(given) - set(specs))
+    if unknown:
+        known = ", ".join(specs) or "none"
+        raise RulesError(
+            f"unknown option {unknown[0]!r} for variant {preset.name!r} (options: {known})"
+        )
+    resolved: dict[str, bool | int] = {}
+    for name, spec in specs.items():
+        if name in given and (given[name] is not None or spec.default is not None):
+            resolved[name] = _check_option(spec, given[name])
+        elif spec.default is not None:
+            resolved[name] = spec.default
+    return resolved
+
+
+def get_rules(name: str, options: Mapping[str, object] | None = None) -> Rules:
+    """The concrete rules of preset `name` with `options` (validated; defaults filled in)."""
+    preset = find_preset(name)
+    return preset.build(resolve_options(preset, options))
+
+
+def parse_option_value(text: str) -> bool | int:
+    """Read a command-line option value: `true`/`false`/`on`/`off` or an integer."""
+    lowered = text.strip().lower()
+    if lowered in {"true", "on", "yes"}:
+        return True
+    if lowered in {"false", "off", "no"}:
+        return False
+    try:
+        return int(lowered)
+    except ValueError:
+        raise RulesError(f"option value {text!r} is neither true/false nor an integer") from None
+
+
+__all__ = [
+    "PRESETS",
+    "Combo",
+    "OptionSpec",
+    "Pattern",
+    "Preset",
+    "Row",
+    "Rules",
+    "RulesError",
+    "Value",
+    "find_preset",
+    "get_rules",
+    "parse_option_value",
+    "preset_names",
+    "resolve_options",
+]
