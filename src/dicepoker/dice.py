@@ -26,8 +26,9 @@ class SeededDice:
         self._random = random.Random(seed)
 
     def roll(self, count: int, faces: int) -> tuple[int, ...]:
-        draw = self._random.randrange
-        return tuple(draw(faces) + 1 for _ in range(count))
+        # Same draw as random.choices (floor of random() * faces), without its per-call set-up.
+        draw = self._random.random
+        return tuple([int(draw() * faces) + 1 for _ in range(count)])
 
 
 class SecretDice:

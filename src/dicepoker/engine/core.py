@@ -38,6 +38,7 @@ class _Tables:
     box: int | None  # the extra-Yahtzee box
     joker_points: dict[int, int]
     autoplay: tuple[int, ...]
+    always_scorable: bool  # every open row can be scored and has no other move
 
 
 def _tables(rules: Rules) -> _Tables:
@@ -60,6 +61,8 @@ def _tables(rules: Rules) -> _Tables:
             autoplay=tuple(rules.row_index[name] for name in rules.autoplay.priority)
             if rules.autoplay
             else (),
+            always_scorable=rules.unmade_scores_zero
+            and not any(row.school or row.strike for row in rules.rows),
         )
         rules.memo["tables"] = tables
     return tables
@@ -104,7 +107,7 @@ def _joker_rows(state: GameState, counts: Counts) -> frozenset[int] | None:
     if sheet.cells[tables.box * rules.columns] is None:
         return None
     face = counts.index(rules.dice)
-    open_rows = [i for i in range(len(rules.rows)) if sheet.next_column(rules, i) is not None]
+    open_rows = sheet.open_rows(rules)
     matching = [i for i in tables.upper if rules.rows[i].combo.n == face and i in open_rows]
     if matching:
         return frozenset(matching)
@@ -163,11 +166,13 @@ def cell_moves(state: GameState) -> tuple[Move, ...]:
     tables = _tables(rules)
     counts = _counts(state)
     joker = _joker_rows(state, counts)
-    sheet = state.sheet
+    open_rows = state.sheet.open_rows(rules)
+    if joker is None and tables.always_scorable:
+        # Every open row may be scored (0 when not made) and nothing else: the common case.
+        score = tables.score
+        return tuple([score[index] for index in open_rows])
     moves: list[Move] = []
-    for index in range(len(rules.rows)):
-        if sheet.next_column(rules, index) is None:
-            continue
+    for index in open_rows:
         for move in (tables.score[index], tables.strike[index], tables.zero[index]):
             if move is not None and _refusal(state, move, counts, joker) is None:
                 moves.append(move)
@@ -308,8 +313,10 @@ def _fill(state: GameState, move: Move) -> tuple[Sheet, int, int]:
         if box is not None and box.points > 0:
             yahtzee_bonus += extra.bonus
     cells = sheet.cells[:cell_index] + (cell,) + sheet.cells[cell_index + 1 :]
+    row_fill = sheet.row_fill[:index] + (column + 1,) + sheet.row_fill[index + 1 :]
     new_sheet = Sheet(
         cells=cells,
+        row_fill=row_fill,
         reserve=reserve,
         note_at=note_at,
         stars=sheet.stars,
@@ -322,6 +329,7 @@ def _fill(state: GameState, move: Move) -> tuple[Sheet, int, int]:
         if earned:
             new_sheet = Sheet(
                 cells=cells,
+                row_fill=row_fill,
                 reserve=reserve,
                 note_at=note_at,
                 stars=sheet.stars + earned,
@@ -654,7 +662,7 @@ def autoplay_action(state: GameState) -> Action:
         return Roll(tuple(p for p, die in enumerate(state.dice) if die == face))
     sheet = state.sheet
     tables = _tables(rules)
-    open_rows = [i for i in range(len(rules.rows)) if sheet.next_column(rules, i) is not None]
+    open_rows = sheet.open_rows(rules)
     for index in tables.autoplay:
         if index in open_rows and combo_value(rules.rows[index].combo, counts) is not None:
             return tables.score[index]

@@ -1,13 +1,16 @@
 """Immutable, hashable game state: sheets, cells, the dice in play and whose turn it is.
 
 Everything here is a frozen value, so bots and the solver can hash and cache positions and a
-refused action can never have changed anything.
+refused action can never have changed anything. `Sheet` and `GameState` are named tuples rather
+than frozen dataclasses because they are rebuilt on every action and a named tuple is built about
+ten times faster.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from dicepoker.rules.model import Rules
 
@@ -50,14 +53,16 @@ class Bonus:
         return [self.kind, self.key, self.value]
 
 
-@dataclass(frozen=True, slots=True)
-class Sheet:
+class Sheet(NamedTuple):
     """One player's sheet. `cells` is row-major (rows x columns); None is an empty cell.
 
     `note_at` is the index of the cell holding the newest reserve note (all older notes are struck).
+    `row_fill` counts the filled cells of each row, which is also the next column to fill (rows
+    fill from the left); it is kept beside `cells` because every legal-move query reads it.
     """
 
     cells: tuple[Cell | None, ...]
+    row_fill: tuple[int, ...]
     reserve: int = 0
     note_at: int | None = None
     stars: tuple[Bonus, ...] = ()
@@ -67,7 +72,7 @@ class Sheet:
 
     @classmethod
     def empty(cls, rules: Rules) -> Sheet:
-        return cls(cells=(None,) * rules.cells)
+        return cls((None,) * rules.cells, (0,) * len(rules.rows))
 
     def cell(self, rules: Rules, row: int, column: int) -> Cell | None:
         return self.cells[row * rules.columns + column]
@@ -81,18 +86,19 @@ class Sheet:
 
     def next_column(self, rules: Rules, row: int) -> int | None:
         """The leftmost empty column of `row`, or None when the row is full."""
-        start = row * rules.columns
-        for column in range(rules.columns):
-            if self.cells[start + column] is None:
-                return column
-        return None
+        fill = self.row_fill[row]
+        return fill if fill < rules.columns else None
+
+    def open_rows(self, rules: Rules) -> list[int]:
+        """Indices of the rows that still have an empty cell, in sheet order."""
+        columns = rules.columns
+        return [index for index, fill in enumerate(self.row_fill) if fill < columns]
 
     def is_full(self, rules: Rules) -> bool:
         return self.filled == rules.cells
 
 
-@dataclass(frozen=True, slots=True)
-class GameState:
+class GameState(NamedTuple):
     """A whole game between turns or mid-turn.
 
     `dice` is empty before the turn's first roll; `rolls` counts this turn's rolls; `thrown_all`
