@@ -158,7 +158,9 @@ def rules_of(record: Mapping[str, Any]) -> tuple[Rules, list[str]]:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise RecordFormatError(f"the record's 'options' must be an object, not {_json_type(options)}")
+        raise RecordFormatError(
+            f"the record's 'options' must be an object, not {_json_type(options)}"
+        )
     try:
         rules = get_rules(variant, options)
     except RulesError as exc:
@@ -178,9 +180,7 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _roll_action(
-    state: GameState, index: int, roll: object
-) -> tuple[Roll, list[int]]:
+def _roll_action(state: GameState, index: int, roll: object) -> tuple[Roll, list[int]]:
     """Check one recorded roll against the dice in play; return it and the freshly thrown faces."""
     rules = state.rules
     label = f"roll {index + 1}"
@@ -248,12 +248,12 @@ def _play_turn(game: Game, number: int, turn: object, last: bool) -> None:
     if not isinstance(move, str):
         raise ValueError("'move' must be text such as 'score pair'")
     try:
-        action = parse_action(move)
+        parsed = parse_action(move)
     except NotationError as exc:
         raise ValueError(str(exc)) from None
-    if not isinstance(action, Move):
+    if not isinstance(parsed, Move):
         raise ValueError(f"{move!r} is not a move (score ROW, strike ROW or zero ROW)")
-    game.play(action)
+    game.play(parsed)
     if turn.get("auto") is True:
         game.turns[-1]["auto"] = True
 
@@ -330,11 +330,7 @@ def summary(state: GameState) -> dict[str, Any]:
         per_seat += ["yahtzee_bonus", "jokers"]
     for key in per_seat:
         out[key] = [p[key] for p in players]
-    out["winner"] = (
-        state.players[state.winner]
-        if state.winner is not None
-        else _sole_leader(state)
-    )
+    out["winner"] = state.players[state.winner] if state.winner is not None else _sole_leader(state)
     if state.stage:
         out["tiebreak"] = {
             "game": state.stage,

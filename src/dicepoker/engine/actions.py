@@ -85,8 +85,8 @@ def parse_action(text: str) -> Action:
             raise NotationError(f"'hold' takes die positions (0-4), not {' '.join(rest)!r}")
         return make_roll([int(word) for word in rest])
     if head in VERBS and len(rest) == 1:
-        verb: Verb = head  # type: ignore[assignment]
-        return Move(verb, rest[0])
+        return Move(head, rest[0])
     raise NotationError(
-        f"not an action: {text!r} (expected roll, hold POSITIONS, score ROW, strike ROW or zero ROW)"
+        f"not an action: {text!r} "
+        "(expected roll, hold POSITIONS, score ROW, strike ROW or zero ROW)"
     )

@@ -39,6 +39,8 @@ class _Tables:
     joker_points: dict[int, int]
     autoplay: tuple[int, ...]
     always_scorable: bool  # every open row can be scored and has no other move
+    thrown: dict[tuple[int, ...], tuple[int, ...]]  # valid keep -> positions thrown
+    cached: dict[tuple[bool, tuple[int, ...]], tuple[Action, ...]]  # legal actions by open rows
 
 
 def _tables(rules: Rules) -> _Tables:
@@ -63,6 +65,11 @@ def _tables(rules: Rules) -> _Tables:
             else (),
             always_scorable=rules.unmade_scores_zero
             and not any(row.school or row.strike for row in rules.rows),
+            thrown={
+                hold.keep: tuple(p for p in range(rules.dice) if p not in hold.keep)
+                for hold in holds
+            },
+            cached={},
         )
         rules.memo["tables"] = tables
     return tables
@@ -120,15 +127,18 @@ def _joker_rows(state: GameState, counts: Counts) -> frozenset[int] | None:
 def _school_refusal(state: GameState, row_index: int, counts: Counts) -> str | None:
     rules = state.rules
     assert rules.reserve is not None
-    face = rules.rows[row_index].combo.n
+    row = rules.rows[row_index]
+    face = row.combo.n
+    label = rules.face_labels[face - 1]
     have = counts[face]
     if have == 0:
-        return f"no die shows {rules.face_labels[face - 1]}: row {rules.rows[row_index].id} needs at least one"
-    after = state.sheet.reserve + (have - rules.reserve.target) * face
-    if after < 0:
+        return f"no die shows {label}: closing row {row.id} needs at least one"
+    cost = (rules.reserve.target - have) * face
+    if state.sheet.reserve < cost:
+        missing = rules.reserve.target - have
         return (
-            f"the reserve ({state.sheet.reserve}) cannot cover {rules.reserve.target - have} "
-            f"missing {rules.face_labels[face - 1]}s ({-(have - rules.reserve.target) * face} points)"
+            f"the reserve ({state.sheet.reserve}) cannot cover {missing} missing {label}s "
+            f"({cost} points)"
         )
     return None
 
@@ -185,8 +195,19 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
         return ()
     if state.rolls == 0:
         return (ROLL,)
-    holds = _tables(state.rules).holds if state.rolls < state.rules.rolls_per_turn else ()
-    return holds + cell_moves(state)
+    tables = _tables(state.rules)
+    can_roll = state.rolls < state.rules.rolls_per_turn
+    if tables.always_scorable and (tables.box is None or len(set(state.dice)) > 1):
+        # The common case depends only on which rows are open: answer from a cache.
+        key = (can_roll, state.sheet.row_fill)
+        actions = tables.cached.get(key)
+        if actions is None:
+            holds = tables.holds if can_roll else ()
+            score = tables.score
+            actions = holds + tuple(score[i] for i in state.sheet.open_rows(state.rules))
+            tables.cached[key] = actions
+        return actions
+    return (tables.holds if can_roll else ()) + cell_moves(state)
 
 
 # --- applying an action ------------------------------------------------------------------------
@@ -222,41 +243,42 @@ def _roll(state: GameState, action: Roll, source: DiceSource | None) -> GameStat
     if state.rolls >= rules.rolls_per_turn:
         raise RollError(f"no rolls left: {rules.rolls_per_turn} rolls a turn")
     keep = action.keep
-    if keep:
-        if state.rolls == 0:
-            raise RollError("nothing to hold before the first roll of the turn")
-        if len(set(keep)) != len(keep) or keep[0] < 0 or keep[-1] >= rules.dice:
+    free = _tables(rules).thrown.get(keep)
+    if free is None:
+        keep = tuple(sorted(keep))
+        free = _tables(rules).thrown.get(keep)
+        if free is None:
+            if len(keep) >= rules.dice and set(keep) == set(range(rules.dice)):
+                raise RollError("every die is held: a roll must throw at least one die")
             raise RollError(f"dice to hold must be distinct positions 0..{rules.dice - 1}")
-        if len(keep) >= rules.dice:
-            raise RollError("every die is held: a roll must throw at least one die")
+    if keep and state.rolls == 0:
+        raise RollError("nothing to hold before the first roll of the turn")
     if source is None:
         raise ValueError("rolling needs a dice source")
-    thrown = source.roll(rules.dice - len(keep), rules.faces)
+    thrown = source.roll(len(free), rules.faces)
     if keep:
         new_dice = list(state.dice)
-        fresh = iter(thrown)
-        held = set(keep)
-        for position in range(rules.dice):
-            if position not in held:
-                new_dice[position] = next(fresh)
+        for position, face in zip(free, thrown, strict=True):
+            new_dice[position] = face
         dice = tuple(new_dice)
     else:
         dice = tuple(thrown)
+    # Positional, in field order: this is the hottest line of a simulation.
     return GameState(
-        rules=rules,
-        players=state.players,
-        sheets=state.sheets,
-        seat=state.seat,
-        turn=state.turn,
-        dice=dice,
-        rolls=state.rolls + 1,
-        thrown_all=not keep,
-        stage=state.stage,
-        contenders=state.contenders,
-        main_sheets=state.main_sheets,
-        forfeited=state.forfeited,
-        winner=state.winner,
-        finished=False,
+        rules,
+        state.players,
+        state.sheets,
+        state.seat,
+        state.turn,
+        dice,
+        state.rolls + 1,
+        not keep,
+        state.stage,
+        state.contenders,
+        state.main_sheets,
+        state.forfeited,
+        state.winner,
+        False,
     )
 
 
@@ -312,8 +334,8 @@ def _fill(state: GameState, move: Move) -> tuple[Sheet, int, int]:
         jokers += 1
         if box is not None and box.points > 0:
             yahtzee_bonus += extra.bonus
-    cells = sheet.cells[:cell_index] + (cell,) + sheet.cells[cell_index + 1 :]
-    row_fill = sheet.row_fill[:index] + (column + 1,) + sheet.row_fill[index + 1 :]
+    cells = (*sheet.cells[:cell_index], cell, *sheet.cells[cell_index + 1 :])
+    row_fill = (*sheet.row_fill[:index], column + 1, *sheet.row_fill[index + 1 :])
     new_sheet = Sheet(
         cells=cells,
         row_fill=row_fill,
@@ -390,7 +412,7 @@ def _earned_stars(state: GameState, sheet: Sheet, index: int, column: int) -> tu
 
 def _move(state: GameState, move: Move) -> GameState:
     new_sheet, _, _ = _fill(state, move)
-    sheets = state.sheets[: state.seat] + (new_sheet,) + state.sheets[state.seat + 1 :]
+    sheets = (*state.sheets[: state.seat], new_sheet, *state.sheets[state.seat + 1 :])
     return _advance(state, sheets, state.forfeited)
 
 
@@ -405,9 +427,7 @@ def _active(contenders: tuple[int, ...], forfeited: tuple[int, ...]) -> tuple[in
     return tuple(seat for seat in contenders if seat not in forfeited)
 
 
-def _advance(
-    state: GameState, sheets: tuple[Sheet, ...], forfeited: tuple[int, ...]
-) -> GameState:
+def _advance(state: GameState, sheets: tuple[Sheet, ...], forfeited: tuple[int, ...]) -> GameState:
     """Pass the turn after a move or a forfeit: next seat, the end of a (tie-break) game."""
     rules = state.rules
     stage, contenders, main_sheets = state.stage, state.contenders, state.main_sheets

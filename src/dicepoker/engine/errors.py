@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class IllegalActionError(ValueError):
-    """An action the rules do not allow in this position. `code` is stable, `reason` is for people."""
+    """An action the rules do not allow here. `code` is stable; `reason` is for people."""
 
     code = "illegal"
 

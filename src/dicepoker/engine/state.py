@@ -9,13 +9,13 @@ ten times faster.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import NamedTuple
 
 from dicepoker.rules.model import Rules
 
 
-class Mark(str, Enum):
+class Mark(StrEnum):
     """What fills a cell."""
 
     SCORE = "score"  # points (a combination, a category)

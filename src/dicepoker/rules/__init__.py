@@ -39,7 +39,7 @@ def _check_option(spec: OptionSpec, value: object) -> bool | int:
 
 
 def resolve_options(preset: Preset, options: Mapping[str, object] | None) -> dict[str, bool | int]:
-    """Validate `options` against the preset and fill in the defaults (unset options are left out)."""
+    """Check `options` against the preset and fill in the defaults (unset options stay out)."""
     given = dict(options or {})
     specs = {spec.name: spec for spec in preset.options}
     unknown = sorted(set(given) - set(specs))

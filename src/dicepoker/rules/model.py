@@ -9,11 +9,11 @@ types, so a new preset is a new value, never a change to the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 
-class Pattern(str, Enum):
+class Pattern(StrEnum):
     """What the dice must show for a row to be made."""
 
     FACE = "face"  # dice showing face `n` (at least one)
@@ -24,7 +24,7 @@ class Pattern(str, Enum):
     ANY = "any"  # always made
 
 
-class Value(str, Enum):
+class Value(StrEnum):
     """How a made row is valued before `points` is added (or used alone, for FIXED)."""
 
     MATCHING = "matching"  # the sum of the dice that form the pattern
@@ -51,9 +51,9 @@ Section = Literal["upper", "lower"]
 class Row:
     """One row (category) of the sheet.
 
-    `school` rows are closed with the reserve instead of scored (face `combo.n`); `strike` allows
-    crossing the row out; `doubles` doubles a score thrown with all five dice; `star` gives the row a
-    first-player star; `column_best` lets the row's cells count for a column star's value.
+    `school` rows are closed with the reserve instead of scored (face `combo.n`); `strike`
+    allows crossing the row out; `doubles` doubles a score thrown with all five dice; `star`
+    gives the row a first-player star; `column_best` lets its cells count for a column star.
     """
 
     id: str

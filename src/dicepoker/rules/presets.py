@@ -52,6 +52,7 @@ def _options_key(options: Mapping[str, bool | int | None]) -> tuple[tuple[str, b
 
 # --- school (seeds 000 es, 004 pt) -------------------------------------------------------------
 
+
 def _school_rows() -> tuple[Row, ...]:
     school = tuple(
         Row(row_id, Combo(Pattern.FACE, Value.MATCHING, n=face), "upper", school=True, star=True)
@@ -96,6 +97,7 @@ def _build_school(options: Options) -> Rules:
 
 
 # --- yahtzee (seed 003) and yahtzee15 (seed 001) ------------------------------------------------
+
 
 def _upper_rows(ids: tuple[str, ...], value: Value) -> tuple[Row, ...]:
     return tuple(
@@ -152,6 +154,7 @@ _YAHTZEE_OPTIONS = (
 
 
 # --- poker-dice (seed 002) ----------------------------------------------------------------------
+
 
 def _poker_rows() -> tuple[Row, ...]:
     lower = {
@@ -215,7 +218,11 @@ PRESETS: dict[str, Preset] = {
             "002",
             (
                 OptionSpec(
-                    "turn_seconds", int, None, 0, 3600,
+                    "turn_seconds",
+                    int,
+                    None,
+                    0,
+                    3600,
                     help="turn clock in seconds; running out loses the game (0: no clock)",
                 ),
             ),

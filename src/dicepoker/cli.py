@@ -1,0 +1,174 @@
+"""The `dicepoker` command line: replay records, simulate bots, watch a demo game."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from dicepoker.bots import LEVELS, make_bot
+from dicepoker.dice import SecretDice, SeededDice
+from dicepoker.engine import GameState
+from dicepoker.record import RecordError, load_record, replay, summary
+from dicepoker.render import dice_text, game_text
+from dicepoker.rules import PRESETS, Rules, RulesError, get_rules, parse_option_value
+from dicepoker.simulate import play_game, simulate
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Dice poker: the School game, Yahtzee, Yahtzee 15 and poker dice.",
+)
+
+
+def fail(message: str) -> NoReturn:
+    """One clear line on standard error and exit status 1: never a traceback."""
+    typer.echo(f"dicepoker: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def rules_from(preset: str, options: list[str] | None) -> Rules:
+    given: dict[str, object] = {}
+    for item in options or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            fail(f"--option takes NAME=VALUE, not {item!r}")
+        try:
+            given[name.strip()] = parse_option_value(value)
+        except RulesError as exc:
+            fail(str(exc))
+    try:
+        return get_rules(preset, given)
+    except RulesError as exc:
+        fail(str(exc))
+
+
+def levels_from(bots: str) -> list[str]:
+    levels = [level.strip() for level in bots.split(",") if level.strip()]
+    unknown = [level for level in levels if level not in LEVELS]
+    if unknown or not levels:
+        fail(f"unknown bot level {unknown[0] if unknown else bots!r} (levels: {', '.join(LEVELS)})")
+    return levels
+
+
+OptionList = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="A preset option NAME=VALUE (repeatable), e.g. columns=2."),
+]
+
+
+@app.command("replay")
+def replay_command(
+    file: Annotated[Path, typer.Argument(help="A game record (JSON); '-' reads standard input.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Replay a game record and show the final sheets (or the position it stops at)."""
+    try:
+        record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
+        game = replay(record)
+    except RecordError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(summary(game.state), ensure_ascii=False))
+    else:
+        typer.echo(game_text(game.state))
+
+
+@app.command("simulate")
+def simulate_command(
+    preset: Annotated[str, typer.Argument(help="school, yahtzee, yahtzee15 or poker-dice.")],
+    bots: Annotated[str, typer.Option(help="Bot level per seat, comma-separated.")] = "greedy",
+    games: Annotated[int, typer.Option(min=1, help="Games to play.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed of the first game (game g uses seed+g).")] = 0,
+    option: OptionList = None,
+    records: Annotated[
+        Path | None, typer.Option(help="Write each game's record into this folder.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play bots against each other and print the mean score per seat."""
+    rules = rules_from(preset, option)
+    levels = levels_from(bots)
+    if not rules.min_players <= len(levels) <= rules.max_players:
+        fail(f"{preset} is played by {rules.min_players} to {rules.max_players} players")
+    stats, kept = simulate(rules, levels, games, seed, keep_records=records is not None)
+    if records is not None:
+        try:
+            records.mkdir(parents=True, exist_ok=True)
+            for number, record in enumerate(kept):
+                path = records / f"{preset}-{seed + number:06d}.json"
+                path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write records: {exc}")
+    if as_json:
+        out = {
+            "preset": preset,
+            "options": rules.option_dict,
+            "games": games,
+            "seed": seed,
+            "seats": [
+                {"seat": n, "bot": s.level, "mean": s.mean, "stderr": s.stderr, "wins": s.wins}
+                for n, s in enumerate(stats)
+            ],
+        }
+        typer.echo(json.dumps(out))
+        return
+    typer.echo(f"{preset} {rules.option_dict} — {games} games, seed {seed}")
+    for number, seat in enumerate(stats, start=1):
+        typer.echo(
+            f"seat {number} {seat.level:>8}: mean {seat.mean:9.2f} ± {seat.stderr:.2f}"
+            f"   wins {seat.wins:g}"
+        )
+
+
+@app.command("demo")
+def demo_command(
+    preset: Annotated[str, typer.Argument(help="The preset to watch.")] = "school",
+    bots: Annotated[
+        str, typer.Option(help="Bot level per seat, comma-separated.")
+    ] = "greedy,greedy",
+    seed: Annotated[int | None, typer.Option(help="Seed for the dice (default: random).")] = None,
+    option: OptionList = None,
+    quiet: Annotated[bool, typer.Option(help="Only print the final sheets.")] = False,
+) -> None:
+    """Watch bots play one game in the terminal, move by move."""
+    rules = rules_from(preset, option)
+    levels = levels_from(bots)
+    if not rules.min_players <= len(levels) <= rules.max_players:
+        fail(f"{preset} is played by {rules.min_players} to {rules.max_players} players")
+    bot_list = [
+        make_bot(level, None if seed is None else seed + n) for n, level in enumerate(levels)
+    ]
+    names = [f"{level.capitalize()} {n + 1}" for n, level in enumerate(levels)]
+
+    def show(state: GameState, action: str) -> None:
+        if quiet:
+            return
+        if action.startswith(("score", "strike", "zero", "timeout")):
+            typer.echo(f"   -> {action}")
+        else:
+            mover = state.players[state.seat]
+            typer.echo(f"{mover:>10} {action:<12} {dice_text(rules, state.dice)}")
+
+    dice = SeededDice(seed) if seed is not None else SecretDice()
+    game = play_game(rules, bot_list, dice, names=names, on_action=show)
+    typer.echo("")
+    typer.echo(game_text(game.state))
+
+
+@app.command("presets")
+def presets_command() -> None:
+    """List the presets and their options."""
+    for preset in PRESETS.values():
+        typer.echo(f"{preset.name:<11} {preset.title} (rules page {preset.seed})")
+        for spec in preset.options:
+            default = "unset" if spec.default is None else json.dumps(spec.default)
+            typer.echo(f"    {spec.name}: {spec.kind.__name__}, default {default} — {spec.help}")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,88 @@
+"""Bots playing whole games: for simulations, demos, benchmarks and training data."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from dicepoker.bots import Bot, make_bot
+from dicepoker.dice import DiceSource, SeededDice
+from dicepoker.engine import GameState, ranking, totals
+from dicepoker.record import Game
+from dicepoker.rules import Rules
+
+
+def play_game(
+    rules: Rules,
+    bots: Sequence[Bot],
+    dice: DiceSource,
+    *,
+    names: Sequence[str] | None = None,
+    extra: dict[str, object] | None = None,
+    on_action: Callable[[GameState, str], None] | None = None,
+) -> Game:
+    """Play one game to the end, seat i played by `bots[i]`; returns it with its record."""
+    players = list(names) if names else [f"{bot.level}-{seat + 1}" for seat, bot in enumerate(bots)]
+    game = Game(rules, players, dice, extra=extra)
+    while not game.state.finished:
+        action = bots[game.state.seat].choose(game.state)
+        game.play(action)
+        if on_action is not None:
+            on_action(game.state, str(action))
+    return game
+
+
+@dataclass
+class SeatStats:
+    level: str
+    scores: list[int] = field(default_factory=list)
+    wins: float = 0.0
+
+    @property
+    def mean(self) -> float:
+        return sum(self.scores) / len(self.scores) if self.scores else 0.0
+
+    @property
+    def stderr(self) -> float:
+        n = len(self.scores)
+        if n < 2:
+            return 0.0
+        mean = self.mean
+        variance = sum((s - mean) ** 2 for s in self.scores) / (n - 1)
+        return math.sqrt(variance / n)
+
+
+def simulate(
+    rules: Rules,
+    levels: Sequence[str],
+    games: int,
+    seed: int = 0,
+    *,
+    keep_records: bool = False,
+) -> tuple[list[SeatStats], list[dict[str, object]]]:
+    """Play `games` games with one bot per level (seat order); per-seat scores and wins.
+
+    Game g uses dice seeded with `seed + g` and bots seeded from it, so any single game can be
+    reproduced on its own. A shared first place counts as a fraction of a win.
+    """
+    stats = [SeatStats(level) for level in levels]
+    records: list[dict[str, object]] = []
+    for number in range(games):
+        game_seed = seed + number
+        bots = [make_bot(level, game_seed * 31 + seat) for seat, level in enumerate(levels)]
+        game = play_game(
+            rules,
+            bots,
+            SeededDice(game_seed),
+            extra={"seed": game_seed, "bots": list(levels)},
+        )
+        state = game.state
+        winners = [standing.seat for standing in ranking(state) if standing.place == 1]
+        for seat, score in enumerate(totals(state)):
+            stats[seat].scores.append(score)
+            if seat in winners:
+                stats[seat].wins += 1 / len(winners)
+        if keep_records:
+            records.append(game.to_record())
+    return stats, records
