@@ -160,6 +160,31 @@ def demo_command(
     typer.echo(game_text(game.state))
 
 
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="SQLite file or database URL (default: $DATABASE_URL, else a SQLite file "
+            "in the user data folder)."
+        ),
+    ] = None,
+    bot_delay: Annotated[
+        float, typer.Option(min=0, help="Seconds a bot waits before each action (0: instant).")
+    ] = 0.6,
+) -> None:
+    """Start the web app (games, lobby, API, WebSocket) with its database migrated."""
+    import uvicorn
+
+    from dicepoker.server.app import Settings, create_app, default_database
+
+    app_ = create_app(Settings(database=db or default_database(), bot_delay=bot_delay))
+    typer.echo(f"dicepoker: serving on http://{host}:{port}", err=True)
+    uvicorn.run(app_, host=host, port=port, log_level="warning", ws_max_size=64 * 1024)
+
+
 @app.command("presets")
 def presets_command() -> None:
     """List the presets and their options."""

@@ -83,8 +83,14 @@ class Game:
         """Apply `action` (or its notation) for the player to move and record it."""
         if isinstance(action, str):
             action = parse_action(action)
+        after = apply(self.state, action, dice or self.dice, seat=seat)
+        self.advance(action, after, auto=auto)
+        return after
+
+    def advance(self, action: Action, after: GameState, *, auto: bool = False) -> None:
+        """Record `action`, which the engine already applied to this game's state giving `after`
+        (for callers that must commit it elsewhere before the game moves on)."""
         before = self.state
-        after = apply(before, action, dice or self.dice, seat=seat)
         current = self._current
         if isinstance(action, Roll):
             roll: dict[str, Any] = {"dice": list(after.dice)}
@@ -101,7 +107,6 @@ class Game:
         if auto:
             current["auto"] = True
         self.state = after
-        return after
 
     def to_record(self) -> dict[str, Any]:
         """The game as a record (a turn in progress is the last turn, without a move)."""

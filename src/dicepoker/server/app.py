@@ -1,0 +1,416 @@
+"""The web application: REST API, WebSocket protocol and pages (see docs/api.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from platformdirs import user_data_path
+from pydantic import ValidationError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from dicepoker.bots import LEVELS
+from dicepoker.record import (
+    MAX_RECORD_BYTES,
+    RecordError,
+    RecordTurnError,
+    load_record,
+    replay,
+)
+from dicepoker.rules import PRESETS, get_rules
+from dicepoker.server import protocol
+from dicepoker.server.hub import Hub, LiveGame, Refusal
+from dicepoker.server.protocol import CreateGame, JoinGame
+from dicepoker.server.store import Store
+from dicepoker.view import game_view, rules_view
+
+log = logging.getLogger("dicepoker.server")
+
+MAX_BODY_BYTES = 1024 * 1024
+MAX_IMPORT_TURNS = 2000
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def default_database() -> str:
+    """`DATABASE_URL` when set, else a SQLite file in the user's data folder."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return url
+    folder = user_data_path("dicepoker")
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / "dicepoker.db")
+
+
+@dataclass
+class Settings:
+    database: str
+    bot_delay: float = 0.6
+
+
+class BodyLimit:
+    """Refuses request bodies over `limit` bytes with 413 before the app reads them."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await _too_large(send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            await _too_large(send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Send) -> None:
+    body = json.dumps({"error": {"code": "too_large", "message": "request body too large"}})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body.encode()})
+
+
+def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings(database=default_database())
+    store = Store(settings.database)
+    hub = Hub(store, bot_delay=settings.bot_delay)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await store.migrate()
+        await hub.start()
+        yield
+        await hub.close()
+        await store.close()
+
+    app = FastAPI(title="dicepoker", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app.state.hub = hub
+    app.state.store = store
+
+    @app.exception_handler(Refusal)
+    async def on_refusal(_request: Request, exc: Refusal) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+        message = f"{where}: {first.get('msg', 'invalid')}" if where else "invalid request"
+        return _error(400, "bad_request", message)
+
+    @app.exception_handler(Exception)
+    async def on_crash(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error", exc_info=exc)
+        return _error(500, "internal", "something went wrong on the server")
+
+    async def live_or_404(game_id: str) -> LiveGame:
+        live = await hub.load(game_id)
+        if live is None:
+            raise Refusal("not_found", "no such game", 404)
+        return live
+
+    # --- games ---------------------------------------------------------------------------
+
+    @app.post("/api/games", status_code=201)
+    async def create_game(body: CreateGame) -> dict[str, Any]:
+        seats = [seat.model_dump() for seat in body.seats]
+        live, tokens = await hub.create(body.variant, body.options, seats, body.turn_seconds)
+        return {
+            "id": live.id,
+            "url": f"/g/{live.id}",
+            "seats": [
+                {**seat, "token": token}
+                for seat, token in zip(live.public_seats(), tokens, strict=True)
+            ],
+        }
+
+    @app.post("/api/games/{game_id}/join")
+    async def join_game(game_id: str, body: JoinGame) -> dict[str, Any]:
+        live = await live_or_404(game_id)
+        seat, token = await hub.join(live, body.seat, body.name)
+        return {"seat": seat, "token": token}
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(game_id: str) -> dict[str, Any]:
+        live = await live_or_404(game_id)
+        return {
+            "id": live.id,
+            "seq": live.seq,
+            "created_at": live.created_at,
+            "turn_seconds": live.turn_seconds,
+            **live.meta(),
+            "state": live.state_view,
+        }
+
+    @app.get("/api/games")
+    async def list_games(status: str | None = None, limit: int = 50) -> dict[str, Any]:
+        if status not in (None, "open", "running", "finished"):
+            raise Refusal("bad_request", "status is open, running or finished")
+        rows = await store.list_games(status, max(1, min(limit, 200)))
+        return {
+            "games": [
+                {
+                    "id": row.id,
+                    "variant": row.variant,
+                    "options": row.options,
+                    "status": row.status,
+                    "seq": row.seq,
+                    "players": [seat.get("name") for seat in row.seats],
+                    "created_at": row.created_at.isoformat() if row.created_at else None,
+                    "updated_at": row.updated_at.isoformat() if row.updated_at else None,
+                }
+                for row in rows
+            ]
+        }
+
+    @app.get("/api/games/{game_id}/record")
+    async def game_record(game_id: str) -> JSONResponse:
+        live = await live_or_404(game_id)
+        return JSONResponse(
+            live.game.to_record(),
+            headers={"content-disposition": f'attachment; filename="dicepoker-{live.id}.json"'},
+        )
+
+    @app.get("/api/games/{game_id}/position")
+    async def game_position(game_id: str, turn: int = 0, roll: int = 0) -> dict[str, Any]:
+        live = await live_or_404(game_id)
+        return position(live.game.to_record(), turn, roll)
+
+    # --- records ---------------------------------------------------------------------------
+
+    @app.post("/api/records", status_code=201, response_model=None)
+    async def import_record(request: Request) -> dict[str, Any] | JSONResponse:
+        body = await request.body()
+        if len(body) > MAX_RECORD_BYTES:
+            raise Refusal("too_large", "record too large", 413)
+        try:
+            record = load_record(body)
+            turns = record.get("turns")
+            if isinstance(turns, list) and len(turns) > MAX_IMPORT_TURNS:
+                raise Refusal("bad_record", f"a record has at most {MAX_IMPORT_TURNS} turns", 422)
+            replay(record)
+        except RecordTurnError as exc:
+            return _error(422, "bad_record", str(exc), turn=exc.turn)
+        except RecordError as exc:
+            raise Refusal("bad_record", str(exc), 422) from None
+        record_id = secrets.token_urlsafe(8)
+        await store.save_record(record_id, json.dumps(record))
+        return {"id": record_id, "url": f"/replay/r/{record_id}"}
+
+    async def stored_record(record_id: str) -> dict[str, Any]:
+        text = await store.record(record_id)
+        if text is None:
+            raise Refusal("not_found", "no such record", 404)
+        data: dict[str, Any] = json.loads(text)
+        return data
+
+    @app.get("/api/records/{record_id}")
+    async def get_record(record_id: str) -> dict[str, Any]:
+        return await stored_record(record_id)
+
+    @app.get("/api/records/{record_id}/position")
+    async def record_position(record_id: str, turn: int = 0, roll: int = 0) -> dict[str, Any]:
+        return position(await stored_record(record_id), turn, roll)
+
+    @app.get("/api/presets")
+    async def presets() -> dict[str, Any]:
+        return {
+            "levels": list(LEVELS),
+            "presets": [
+                {
+                    "name": preset.name,
+                    "title": preset.title,
+                    "options": [
+                        {
+                            "name": spec.name,
+                            "type": spec.kind.__name__,
+                            "default": spec.default,
+                            "minimum": spec.minimum,
+                            "maximum": spec.maximum,
+                            "help": spec.help,
+                        }
+                        for spec in preset.options
+                    ],
+                    "rules": rules_view(get_rules(preset.name)),
+                }
+                for preset in PRESETS.values()
+            ],
+        }
+
+    # --- the WebSocket ---------------------------------------------------------------------
+
+    @app.websocket("/ws/games/{game_id}")
+    async def game_socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+        origin = websocket.headers.get("origin")
+        if origin and urlsplit(origin).netloc != websocket.headers.get("host"):
+            await websocket.close(code=4403, reason="origin not allowed")
+            return
+        live = await hub.load(game_id)
+        if live is None:
+            await websocket.close(code=4404, reason="no such game")
+            return
+        seat = None
+        if token:
+            seat = hub.seat_of(live, token)
+            if seat is None:
+                await websocket.close(code=4403, reason="wrong token")
+                return
+        await websocket.accept()
+        queue = hub.subscribe(live)
+        welcome = {
+            "type": "welcome",
+            "seat": seat,
+            "seq": live.seq,
+            **live.meta(),
+            "state": live.state_view,
+        }
+        queue.put_nowait(json.dumps(welcome, ensure_ascii=False))
+        writer = asyncio.create_task(_pump(queue, websocket))
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    reply: dict[str, Any] | None = protocol.error(
+                        "bad_message", "messages are JSON text"
+                    )
+                elif len(text.encode()) > protocol.MAX_MESSAGE_BYTES:
+                    reply = protocol.error("too_large", "message too large")
+                else:
+                    reply = await _handle(hub, store, live, seat, text)
+                if reply is not None:
+                    queue.put_nowait(json.dumps(reply, ensure_ascii=False))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            writer.cancel()
+            hub.unsubscribe(live, queue)
+
+    static = _web_static()
+    if static is not None:
+        from dicepoker.web.pages import router as pages
+
+        app.include_router(pages)
+        app.mount("/static", StaticFiles(directory=static), name="static")
+    return app
+
+
+def _web_static() -> Path | None:
+    try:
+        from dicepoker.web.pages import STATIC_DIR
+    except ImportError:
+        return None
+    return Path(STATIC_DIR)
+
+
+async def _pump(queue: asyncio.Queue[str], websocket: WebSocket) -> None:
+    """The connection's only writer: sends what the hub and the reader queue, in order."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while websocket.application_state == WebSocketState.CONNECTED:
+            await websocket.send_text(await queue.get())
+
+
+async def _handle(
+    hub: Hub, store: Store, live: LiveGame, seat: int | None, text: str
+) -> dict[str, Any] | None:
+    """Answer one client message; returns the reply for this client only (None if none)."""
+    try:
+        message = protocol.client_message.validate_json(text)
+    except ValidationError as exc:
+        problems = exc.errors()
+        detail = problems[0]["msg"] if problems else "invalid"
+        return protocol.error("bad_message", f"not a valid message: {detail}")
+    if isinstance(message, protocol.Ping):
+        return {"type": "pong"}
+    if isinstance(message, protocol.Sync):
+        events = await store.events(live.id, after=message.last_seq)
+        return {
+            "type": "sync",
+            "seq": live.seq,
+            "events": [{"seq": e.seq, "seat": e.seat, "action": e.action} for e in events],
+            **live.meta(),
+            "state": live.state_view,
+        }
+    ref = message.ref
+    if seat is None:
+        return protocol.error("spectator", "spectators cannot play", ref)
+    try:
+        if isinstance(message, protocol.Auto):
+            await hub.autoplay(live, seat)
+        else:
+            await hub.act(live, seat, message.action, message.seq)
+    except Refusal as exc:
+        return protocol.error(exc.code, exc.message, ref)
+    return None
+
+
+def position(record: dict[str, Any], turn: int, roll: int) -> dict[str, Any]:
+    """The view after `turn` complete turns of a record and `roll` rolls of the next one."""
+    turns = record.get("turns") or []
+    turn = max(0, min(turn, len(turns)))
+    rolls_next = len(turns[turn].get("rolls") or []) if turn < len(turns) else 0
+    roll = max(0, min(roll, rolls_next))
+    partial = {**record, "turns": turns[:turn]}
+    if roll:
+        partial["turns"] = [*turns[:turn], {"rolls": turns[turn]["rolls"][:roll]}]
+    try:
+        game = replay(partial)
+    except RecordError as exc:
+        raise Refusal("bad_record", str(exc), 422) from None
+    return {
+        "turn": turn,
+        "roll": roll,
+        "turns": len(turns),
+        "rolls": rolls_next,
+        "move": turns[turn].get("move") if turn < len(turns) else None,
+        "players": list(game.state.players),
+        "state": game_view(game.state),
+    }

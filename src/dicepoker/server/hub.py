@@ -1,0 +1,479 @@
+"""Authoritative games: the one place where intents become events.
+
+For every intent the hub checks the seat, refuses stale or out-of-turn intents, asks the engine,
+commits the event to the database, and only then updates the live game and broadcasts the new
+state. Each game has a lock (a queue of concurrency one), so two intents never interleave. Bots and
+turn clocks act through the same path as people.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dicepoker.bots import LEVELS, Bot, make_bot
+from dicepoker.dice import DiceSource, FixedDice, SecretDice
+from dicepoker.engine import (
+    FORFEIT,
+    Action,
+    IllegalActionError,
+    NotationError,
+    autoplay_action,
+    parse_action,
+)
+from dicepoker.engine import apply as engine_apply
+from dicepoker.record import Game
+from dicepoker.rules import Rules, RulesError, get_rules
+from dicepoker.server.models import GameRow
+from dicepoker.server.store import ConflictError, Store, StoredEvent
+from dicepoker.view import game_view
+
+log = logging.getLogger("dicepoker.server")
+
+QUEUE_SIZE = 256
+RESYNC = json.dumps({"type": "resync"})
+
+
+class Refusal(Exception):
+    """An intent or request that is refused: `code` is stable, `message` says why."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class RecordingDice:
+    """Passes dice through from a real source and remembers them, so they can be stored."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+        self.thrown: list[int] = []
+
+    def roll(self, count: int, faces: int) -> tuple[int, ...]:
+        out = self.source.roll(count, faces)
+        self.thrown.extend(out)
+        return out
+
+
+@dataclass
+class LiveGame:
+    """A game held in memory: its record wrapper, seats, subscribers, bot and clock tasks."""
+
+    id: str
+    rules: Rules
+    seats: list[dict[str, Any]]
+    status: str
+    game: Game
+    seq: int
+    turn_seconds: int
+    created_at: str
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[asyncio.Queue[str]] = field(default_factory=set)
+    bots: dict[int, Bot] = field(default_factory=dict)
+    bot_task: asyncio.Task[None] | None = None
+    clock_task: asyncio.Task[None] | None = None
+    clock_key: tuple[int, int] | None = None
+    deadline: float | None = None
+
+    @property
+    def state_view(self) -> dict[str, Any]:
+        return game_view(self.game.state)
+
+    def public_seats(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": n,
+                "kind": seat["kind"],
+                "name": seat.get("name"),
+                "level": seat.get("level"),
+                "taken": seat["kind"] == "bot" or seat.get("name") is not None,
+            }
+            for n, seat in enumerate(self.seats)
+        ]
+
+    def clock(self) -> dict[str, Any] | None:
+        if self.deadline is None or self.clock_key is None:
+            return None
+        return {
+            "seat": self.clock_key[1],
+            "deadline": int(self.deadline * 1000),
+            "seconds": self.turn_seconds,
+        }
+
+    def meta(self) -> dict[str, Any]:
+        return {"status": self.status, "seats": self.public_seats(), "clock": self.clock()}
+
+
+def _status(seats: list[dict[str, Any]], finished: bool) -> str:
+    if finished:
+        return "finished"
+    if any(seat["kind"] == "human" and seat.get("name") is None for seat in seats):
+        return "open"
+    return "running"
+
+
+class Hub:
+    """All live games of this process."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bot_delay: float = 0.6,
+        dice_factory: Callable[[], DiceSource] = SecretDice,
+    ) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.dice = dice_factory()
+        self.games: dict[str, LiveGame] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._closing = False
+
+    # --- life cycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load every unfinished game and let its bots and clocks go on."""
+        for game_id in await self.store.unfinished():
+            live = await self.load(game_id)
+            if live is not None:
+                self._schedule(live)
+
+    async def close(self) -> None:
+        self._closing = True
+        tasks = [
+            task
+            for live in self.games.values()
+            for task in (live.bot_task, live.clock_task)
+            if task is not None and not task.done()
+        ]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- creating and loading --------------------------------------------------------------
+
+    async def create(
+        self,
+        variant: str,
+        options: dict[str, Any],
+        seats: list[dict[str, Any]],
+        turn_seconds: int | None,
+    ) -> tuple[LiveGame, list[str | None]]:
+        options = dict(options)
+        if variant == "poker-dice":
+            # The preset's own clock: the request's turn_seconds, else the option, else 60 online.
+            clock = turn_seconds if turn_seconds is not None else options.get("turn_seconds", 60)
+            options["turn_seconds"] = clock
+        try:
+            rules = get_rules(variant, options)
+        except RulesError as exc:
+            raise Refusal("bad_options", str(exc), 422) from None
+        if not rules.min_players <= len(seats) <= rules.max_players:
+            raise Refusal(
+                "bad_seats",
+                f"{variant} is played by {rules.min_players} to {rules.max_players} players",
+                422,
+            )
+        stored_seats: list[dict[str, Any]] = []
+        tokens: list[str | None] = []
+        for n, seat in enumerate(seats):
+            if seat["kind"] == "bot":
+                level = seat.get("level") or "greedy"
+                if level not in LEVELS:
+                    raise Refusal("bad_seats", f"unknown bot level {level!r}", 422)
+                name = seat.get("name") or f"{level.capitalize()} {n + 1}"
+                stored_seats.append({"kind": "bot", "name": name, "level": level})
+                tokens.append(None)
+            elif seat.get("name"):
+                token = secrets.token_urlsafe(24)
+                stored_seats.append(
+                    {"kind": "human", "name": seat["name"], "token_hash": hash_token(token)}
+                )
+                tokens.append(token)
+            else:
+                stored_seats.append({"kind": "human", "name": None})
+                tokens.append(None)
+        game_id = secrets.token_urlsafe(8)
+        clock = rules.turn_seconds if variant == "poker-dice" else int(turn_seconds or 0)
+        status = _status(stored_seats, False)
+        row = GameRow(
+            id=game_id,
+            variant=variant,
+            options=rules.option_dict,
+            seats=stored_seats,
+            status=status,
+            seq=0,
+            turn_seconds=clock,
+        )
+        await self.store.create_game(row)
+        live = self._live_from(row, [])
+        self.games[game_id] = live
+        self._schedule(live)
+        return live, tokens
+
+    def _live_from(self, row: GameRow, events: list[StoredEvent]) -> LiveGame:
+        rules = get_rules(row.variant, row.options)
+        names = [seat.get("name") or f"Seat {n + 1}" for n, seat in enumerate(row.seats)]
+        bots = [seat.get("level") if seat["kind"] == "bot" else None for seat in row.seats]
+        game = Game(rules, names, extra={"id": row.id, "bots": bots})
+        for stored in events:
+            action = parse_action(stored.action)
+            game.play(action, FixedDice(stored.thrown or ()), seat=stored.seat, auto=stored.auto)
+        live = LiveGame(
+            id=row.id,
+            rules=rules,
+            seats=[dict(seat) for seat in row.seats],
+            status=row.status,
+            game=game,
+            seq=row.seq,
+            turn_seconds=row.turn_seconds,
+            created_at=row.created_at.isoformat() if row.created_at else "",
+        )
+        live.bots = {
+            n: make_bot(seat["level"]) for n, seat in enumerate(row.seats) if seat["kind"] == "bot"
+        }
+        return live
+
+    async def load(self, game_id: str) -> LiveGame | None:
+        """The live game, loaded from the database (its events replayed) when not in memory."""
+        live = self.games.get(game_id)
+        if live is not None:
+            return live
+        lock = self._loading.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            live = self.games.get(game_id)
+            if live is not None:
+                return live
+            row = await self.store.game(game_id)
+            if row is None:
+                return None
+            events = await self.store.events(game_id)
+            live = self._live_from(row, events)
+            self.games[game_id] = live
+            return live
+
+    async def join(self, live: LiveGame, seat: int | None, name: str) -> tuple[int, str]:
+        async with live.lock:
+            open_seats = [
+                n
+                for n, s in enumerate(live.seats)
+                if s["kind"] == "human" and s.get("name") is None
+            ]
+            if not open_seats:
+                raise Refusal("no_open_seat", "every seat of this game is taken", 409)
+            if seat is None:
+                seat = open_seats[0]
+            if seat not in open_seats:
+                raise Refusal("seat_taken", f"seat {seat + 1} is not open", 409)
+            token = secrets.token_urlsafe(24)
+            seats = [dict(s) for s in live.seats]
+            seats[seat] = {"kind": "human", "name": name, "token_hash": hash_token(token)}
+            status = _status(seats, live.game.state.finished)
+            if not await self.store.update_seats(live.id, seats, status, live.seats):
+                raise Refusal("seat_taken", f"seat {seat + 1} was just taken", 409)
+            live.seats = seats
+            live.status = status
+            players = list(live.game.state.players)
+            players[seat] = name
+            live.game.state = live.game.state._replace(players=tuple(players))
+        self._broadcast(live, {"type": "seats", **live.meta(), "state": live.state_view})
+        self._schedule(live)
+        return seat, token
+
+    def seat_of(self, live: LiveGame, token: str) -> int | None:
+        """The seat a token belongs to, compared in constant time; None when it matches none."""
+        digest = hash_token(token)
+        found = None
+        for n, seat in enumerate(live.seats):
+            stored = seat.get("token_hash")
+            if stored and hmac.compare_digest(stored, digest):
+                found = n
+        return found
+
+    # --- intents ---------------------------------------------------------------------------
+
+    async def act(
+        self,
+        live: LiveGame,
+        seat: int,
+        action_text: str,
+        expected_seq: int | None = None,
+        *,
+        auto: bool = False,
+    ) -> int:
+        """Apply one intent of `seat`; returns the new seq. Raises Refusal, changing nothing."""
+        try:
+            action = parse_action(action_text)
+        except NotationError as exc:
+            raise Refusal("bad_move", str(exc)) from None
+        async with live.lock:
+            return await self._apply(live, seat, action, expected_seq, auto=auto)
+
+    async def _apply(
+        self,
+        live: LiveGame,
+        seat: int,
+        action: Action,
+        expected_seq: int | None,
+        *,
+        auto: bool,
+    ) -> int:
+        if live.status == "open":
+            raise Refusal("waiting", "the game starts when every seat is taken")
+        if expected_seq is not None and expected_seq != live.seq:
+            raise Refusal(
+                "stale", f"the game has moved on (seq {live.seq}; your view is at {expected_seq})"
+            )
+        before = live.game.state
+        dice = RecordingDice(self.dice)
+        try:
+            after = engine_apply(before, action, dice, seat=seat)
+        except IllegalActionError as exc:
+            raise Refusal(exc.code, exc.reason) from None
+        stored = StoredEvent(live.seq + 1, seat, str(action), dice.thrown or None, auto)
+        status = _status(live.seats, after.finished)
+        try:
+            await self.store.append(live.id, live.seq, stored, status)
+        except ConflictError:
+            self.games.pop(live.id, None)
+            raise Refusal("stale", "the game was changed elsewhere; reload it") from None
+        # Committed: now the game moves on, and everyone hears of it.
+        live.game.advance(action, after, auto=auto)
+        live.seq = stored.seq
+        live.status = status
+        self._update_clock(live)
+        self._broadcast(
+            live,
+            {
+                "type": "event",
+                "seq": stored.seq,
+                "seat": seat,
+                "action": stored.action,
+                "auto": auto,
+                **live.meta(),
+                "state": live.state_view,
+            },
+        )
+        self._schedule(live)
+        return stored.seq
+
+    async def autoplay(self, live: LiveGame, seat: int) -> None:
+        """Play the rest of `seat`'s turn by the preset's auto-play rule (or greedily)."""
+        bot = None if live.rules.autoplay else make_bot("greedy")
+        turn = live.game.state.turn
+        while True:
+            state = live.game.state
+            if state.finished or state.turn != turn or state.seat != seat:
+                return
+            action = bot.choose(state) if bot else autoplay_action(state)
+            await self.act(live, seat, str(action), auto=True)
+
+    # --- subscribers -----------------------------------------------------------------------
+
+    def subscribe(self, live: LiveGame) -> asyncio.Queue[str]:
+        queue: asyncio.Queue[str] = asyncio.Queue(QUEUE_SIZE)
+        live.subscribers.add(queue)
+        return queue
+
+    def unsubscribe(self, live: LiveGame, queue: asyncio.Queue[str]) -> None:
+        live.subscribers.discard(queue)
+        if live.status == "finished" and not live.subscribers:
+            self.games.pop(live.id, None)
+
+    def _broadcast(self, live: LiveGame, message: dict[str, Any]) -> None:
+        text = json.dumps(message, ensure_ascii=False)
+        for queue in list(live.subscribers):
+            try:
+                queue.put_nowait(text)
+            except asyncio.QueueFull:
+                # A client that cannot keep up skips ahead: it is told to ask for a sync.
+                while not queue.empty():
+                    queue.get_nowait()
+                queue.put_nowait(RESYNC)
+
+    # --- bots and clocks -------------------------------------------------------------------
+
+    def _schedule(self, live: LiveGame) -> None:
+        """Start the bot loop when a bot is to move; keep the turn clock in step."""
+        if self._closing:
+            return
+        self._update_clock(live)
+        state = live.game.state
+        if state.finished or live.status != "running":
+            return
+        if live.seats[state.seat]["kind"] == "bot" and (
+            live.bot_task is None or live.bot_task.done()
+        ):
+            live.bot_task = asyncio.create_task(self._run_bots(live), name=f"bots-{live.id}")
+
+    async def _run_bots(self, live: LiveGame) -> None:
+        while True:
+            state = live.game.state
+            if state.finished or live.status != "running" or self._closing:
+                return
+            seat = state.seat
+            if live.seats[seat]["kind"] != "bot":
+                return
+            await asyncio.sleep(self.bot_delay)
+            if live.game.state is not state:
+                continue
+            action = live.bots[seat].choose(state)
+            try:
+                await self.act(live, seat, str(action))
+            except Refusal as exc:
+                log.error("bot %s in game %s refused: %s", seat, live.id, exc.message)
+                return
+
+    def _update_clock(self, live: LiveGame) -> None:
+        state = live.game.state
+        human_turn = (
+            not state.finished
+            and live.status == "running"
+            and live.turn_seconds > 0
+            and live.seats[state.seat]["kind"] == "human"
+        )
+        key = (state.turn, state.seat)
+        if not human_turn:
+            live.deadline = live.clock_key = None
+            if live.clock_task is not None:
+                live.clock_task.cancel()
+                live.clock_task = None
+            return
+        if key == live.clock_key:
+            return
+        if live.clock_task is not None:
+            live.clock_task.cancel()
+        live.clock_key = key
+        live.deadline = time.time() + live.turn_seconds
+        if not self._closing:
+            live.clock_task = asyncio.create_task(
+                self._clock(live, key, live.turn_seconds), name=f"clock-{live.id}"
+            )
+
+    async def _clock(self, live: LiveGame, key: tuple[int, int], seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        state = live.game.state
+        if state.finished or (state.turn, state.seat) != key:
+            return
+        live.clock_task = None  # this task is ending; acting below sets the next clock
+        try:
+            if live.rules.timeout_loses and live.rules.turn_seconds > 0:
+                await self.act(live, state.seat, str(FORFEIT), auto=True)
+            else:
+                await self.autoplay(live, state.seat)
+        except Refusal as exc:
+            log.warning("turn clock in game %s: %s", live.id, exc.message)

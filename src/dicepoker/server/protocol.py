@@ -1,0 +1,92 @@
+"""Every message of the API and the WebSocket protocol, as Pydantic models.
+
+Imported by the server and by every client (terminal client, load tester, tests); a client never
+imports the server itself.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+MAX_MESSAGE_BYTES = 4096
+MAX_NAME = 40
+
+
+def clean_name(value: str | None) -> str | None:
+    """Names are plain text: trimmed, control characters removed, at most MAX_NAME characters."""
+    if value is None:
+        return None
+    text = "".join(ch for ch in value if ch.isprintable()).strip()
+    return text[:MAX_NAME] or None
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatSpec(Strict):
+    kind: Literal["human", "bot"]
+    name: str | None = None
+    level: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, value: str | None) -> str | None:
+        return clean_name(value)
+
+
+class CreateGame(Strict):
+    variant: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    seats: list[SeatSpec] = Field(min_length=1, max_length=8)
+    turn_seconds: int | None = Field(default=None, ge=0, le=3600)
+
+
+class JoinGame(Strict):
+    seat: int | None = Field(default=None, ge=0, le=7)
+    name: str
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        cleaned = clean_name(value)
+        if cleaned is None:
+            raise ValueError("a name is needed to take a seat")
+        return cleaned
+
+
+# --- WebSocket: client -> server ------------------------------------------------------------
+
+
+class Act(Strict):
+    type: Literal["act"]
+    action: str = Field(max_length=64)
+    seq: int | None = None
+    ref: str | None = Field(default=None, max_length=64)
+
+
+class Auto(Strict):
+    type: Literal["auto"]
+    ref: str | None = Field(default=None, max_length=64)
+
+
+class Sync(Strict):
+    type: Literal["sync"]
+    last_seq: int = Field(ge=0)
+
+
+class Ping(Strict):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Act | Auto | Sync | Ping, Field(discriminator="type")]
+client_message = TypeAdapter[Act | Auto | Sync | Ping](ClientMessage)
+
+
+def error(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if ref is not None:
+        out["ref"] = ref
+    return out

@@ -1,0 +1,161 @@
+"""Storage behind a small interface: games, their numbered event log, imported records.
+
+SQLite (a file) by default, PostgreSQL through `DATABASE_URL`; both through SQLAlchemy's async
+engine, with the schema made by Alembic migrations. An event is appended only if the game's
+`seq` is still the one the caller read, so two writers can never both commit event N.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+from dicepoker.server.models import EventRow, GameRow, RecordRow, utcnow
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class ConflictError(RuntimeError):
+    """Somebody else committed the game's next event first."""
+
+
+def database_url(value: str) -> str:
+    """Accept a SQLite path or any SQLAlchemy URL; use the async drivers."""
+    if "://" not in value:
+        return f"sqlite+aiosqlite:///{Path(value).expanduser().resolve()}"
+    if value.startswith("sqlite:///"):
+        return "sqlite+aiosqlite:///" + value.removeprefix("sqlite:///")
+    for prefix in ("postgresql://", "postgres://"):
+        if value.startswith(prefix):
+            return "postgresql+asyncpg://" + value.removeprefix(prefix)
+    return value
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    seq: int
+    seat: int
+    action: str
+    thrown: list[int] | None
+    auto: bool
+
+
+class Store:
+    """Async access to the database."""
+
+    def __init__(self, url: str) -> None:
+        self.url = database_url(url)
+        self.is_sqlite = self.url.startswith("sqlite")
+        self.engine: AsyncEngine = create_async_engine(self.url, pool_pre_ping=not self.is_sqlite)
+        if self.is_sqlite:
+            sync_engine: Engine = self.engine.sync_engine
+            event.listen(sync_engine, "connect", _sqlite_pragmas)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def migrate(self) -> None:
+        """Bring the schema to the newest migration (safe to run at every start)."""
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
+        await asyncio.to_thread(command.upgrade, config, "head")
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    # --- games -----------------------------------------------------------------------------
+
+    async def create_game(self, row: GameRow) -> None:
+        async with self.sessions() as session, session.begin():
+            session.add(row)
+
+    async def game(self, game_id: str) -> GameRow | None:
+        async with self.sessions() as session:
+            return await session.get(GameRow, game_id)
+
+    async def events(self, game_id: str, after: int = 0) -> list[StoredEvent]:
+        async with self.sessions() as session:
+            rows = await session.scalars(
+                select(EventRow)
+                .where(EventRow.game_id == game_id, EventRow.seq > after)
+                .order_by(EventRow.seq)
+            )
+            return [
+                StoredEvent(row.seq, row.seat, row.action, row.thrown, row.auto) for row in rows
+            ]
+
+    async def append(
+        self, game_id: str, expected_seq: int, stored: StoredEvent, status: str
+    ) -> None:
+        """Commit event `expected_seq + 1` (and the game's new status) or raise ConflictError."""
+        async with self.sessions() as session, session.begin():
+            result = await session.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id, GameRow.seq == expected_seq)
+                .values(seq=stored.seq, status=status, updated_at=utcnow())
+            )
+            if result.rowcount != 1:  # type: ignore[attr-defined]
+                raise ConflictError(f"game {game_id} moved past seq {expected_seq}")
+            session.add(
+                EventRow(
+                    game_id=game_id,
+                    seq=stored.seq,
+                    seat=stored.seat,
+                    action=stored.action,
+                    thrown=stored.thrown,
+                    auto=stored.auto,
+                )
+            )
+
+    async def update_seats(
+        self, game_id: str, seats: list[dict[str, Any]], status: str, expected: list[Any]
+    ) -> bool:
+        """Replace the seats if they are still `expected` (so two joins cannot take one seat)."""
+        async with self.sessions() as session, session.begin():
+            row = await session.get(GameRow, game_id, with_for_update=not self.is_sqlite)
+            if row is None or row.seats != expected:
+                return False
+            row.seats = seats
+            row.status = status
+            row.updated_at = utcnow()
+            return True
+
+    async def list_games(self, status: str | None, limit: int) -> Sequence[GameRow]:
+        async with self.sessions() as session:
+            query = select(GameRow).order_by(GameRow.updated_at.desc()).limit(limit)
+            if status:
+                query = query.where(GameRow.status == status)
+            return list(await session.scalars(query))
+
+    async def unfinished(self) -> list[str]:
+        async with self.sessions() as session:
+            rows = await session.scalars(select(GameRow.id).where(GameRow.status != "finished"))
+            return list(rows)
+
+    # --- imported records ------------------------------------------------------------------
+
+    async def save_record(self, record_id: str, text: str) -> None:
+        async with self.sessions() as session, session.begin():
+            session.add(RecordRow(id=record_id, record=text))
+
+    async def record(self, record_id: str) -> str | None:
+        async with self.sessions() as session:
+            row = await session.get(RecordRow, record_id)
+            return row.record if row else None
