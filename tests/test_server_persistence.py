@@ -1,0 +1,115 @@
+"""Games survive the server: every accepted event is in the database, on SQLite and PostgreSQL.
+
+A restarted server continues every unfinished game from its event log, bots included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import make_url, text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from dicepoker.record import replay, summary
+from live_server import LiveServer, postgres_url
+from ws_client import Player
+
+
+def _fresh_postgres_database() -> str:
+    """The URL of a new, empty PostgreSQL database (so test runs never collide)."""
+    base = make_url(postgres_url())
+    name = f"t_{uuid.uuid4().hex[:12]}"
+
+    async def make() -> None:
+        engine = create_async_engine(base, isolation_level="AUTOCOMMIT")
+        async with engine.connect() as connection:
+            await connection.execute(text(f"CREATE DATABASE {name}"))
+        await engine.dispose()
+
+    asyncio.run(make())
+    return base.set(database=name).render_as_string(hide_password=False)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "games.db")
+    else:
+        yield _fresh_postgres_database()
+
+
+def _new_game(server: LiveServer, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    response = server.post(
+        "/api/games", {"variant": "school", "options": {"columns": 1}, "seats": seats}
+    )
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_restart_continues_games_exactly(database: str) -> None:
+    server = LiveServer(database).start()
+    try:
+        body = _new_game(
+            server, [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
+        )
+        tokens = [seat["token"] for seat in body["seats"]]
+        ana = Player(server.ws_url, body["id"], tokens[0])
+        ana.play_turn()
+        assert ana.act("roll")["code"] == "not_your_turn"
+        bea = Player(server.ws_url, body["id"], tokens[1])
+        assert bea.act("roll")["type"] == "event"
+        before = server.get(f"/api/games/{body['id']}")
+        ana.close()
+        bea.close()
+
+        server.restart(kill=True)  # SIGKILL: no chance to flush anything
+        after = server.get(f"/api/games/{body['id']}")
+        assert after["seq"] == before["seq"] == 3
+        assert after["state"] == before["state"]  # same dice, same sheets, same turn
+
+        ana = Player(server.ws_url, body["id"], tokens[0])
+        bea = Player(server.ws_url, body["id"], tokens[1])
+        players = [ana, bea]
+        while not ana.state["finished"]:
+            mover = players[ana.state["turn"]["seat"]]
+            mover.play_turn()
+            target = mover.seq
+            for player in players:
+                if player.seq < target:
+                    player.until(lambda m, s=target: m.get("seq") == s)
+        record = server.get(f"/api/games/{body['id']}/record")
+        assert summary(replay(record).state)["finished"] is True
+        assert len(record["turns"]) == 30
+        ana.close()
+        bea.close()
+    finally:
+        server.stop()
+
+
+def test_restart_lets_bots_finish_their_games(database: str) -> None:
+    server = LiveServer(database, bot_delay=30.0).start()  # bots wait: the game is mid-way
+    try:
+        body = _new_game(
+            server, [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}]
+        )
+        ana = Player(server.ws_url, body["id"], body["seats"][0]["token"])
+        ana.play_turn()
+        assert server.get(f"/api/games/{body['id']}")["state"]["turn"]["seat"] == 1
+        ana.close()
+        server.restart(kill=True, bot_delay=0.0)
+        # The restarted server finds the bot to move and lets it play its turn.
+        game = server.wait_for(
+            f"/api/games/{body['id']}",
+            lambda g: g["state"]["turn"]["seat"] == 0 and g["seq"] > 2,
+        )
+        assert game["status"] == "running"
+        record = server.get(f"/api/games/{body['id']}/record")
+        assert len(record["turns"]) == 2 and record["turns"][1]["move"]
+    finally:
+        server.stop()

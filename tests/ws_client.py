@@ -1,0 +1,74 @@
+"""A small synchronous WebSocket player for the tests, speaking the protocol of docs/api.md."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from websockets.sync.client import ClientConnection, connect
+
+Message = dict[str, Any]
+
+
+class Player:
+    """One connection to a game: a seat (with its token) or a spectator (without)."""
+
+    def __init__(self, ws_url: str, game_id: str, token: str | None = None) -> None:
+        url = f"{ws_url}/ws/games/{game_id}" + (f"?token={token}" if token else "")
+        self.connection: ClientConnection = connect(url, open_timeout=10)
+        self.seq = 0
+        self.state: Message = {}
+        self.seat: int | None = None
+        self.seen: list[Message] = []
+        welcome = self.until(lambda m: m["type"] == "welcome")
+        self.seat = welcome["seat"]
+
+    def recv(self, timeout: float = 15.0) -> Message:
+        message: Message = json.loads(self.connection.recv(timeout=timeout))
+        self.seen.append(message)
+        if "state" in message and "seq" in message:
+            self.seq = message["seq"]
+            self.state = message["state"]
+        return message
+
+    def until(self, predicate: Callable[[Message], bool], timeout: float = 15.0) -> Message:
+        while True:
+            message = self.recv(timeout)
+            if predicate(message):
+                return message
+
+    def send(self, message: Message | str) -> None:
+        self.connection.send(message if isinstance(message, str) else json.dumps(message))
+
+    def act(self, action: str, seq: int | None = None, ref: str | None = None) -> Message:
+        """Send an intent and return the answer: the event it caused, or the error."""
+        body: Message = {"type": "act", "action": action}
+        if seq is not None:
+            body["seq"] = seq
+        if ref is not None:
+            body["ref"] = ref
+        self.send(body)
+        return self.until(
+            lambda m: (
+                m["type"] == "error"
+                or (m["type"] == "event" and m["seat"] == self.seat and m["action"] == action)
+            )
+        )
+
+    def my_turn(self) -> bool:
+        turn = self.state.get("turn")
+        return bool(turn) and not self.state["finished"] and turn["seat"] == self.seat
+
+    def play_turn(self) -> None:
+        """Roll once, then take the legal cell move with the best immediate gain."""
+        if self.state["turn"]["rolls"] == 0:
+            answer = self.act("roll", self.seq)
+            assert answer["type"] == "event", answer
+        legal = self.state["turn"]["legal"]
+        best = max(legal, key=lambda option: option["gain"])
+        answer = self.act(best["action"], self.seq)
+        assert answer["type"] == "event", answer
+
+    def close(self) -> None:
+        self.connection.close()
