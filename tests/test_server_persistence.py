@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,10 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield str(tmp_path / "games.db")
     else:
         yield _fresh_postgres_database()
+
+
+def _has_seq(seq: int, message: dict[str, Any]) -> bool:
+    return bool(message.get("seq") == seq)
 
 
 def _new_game(server: LiveServer, seats: list[dict[str, Any]]) -> dict[str, Any]:
@@ -82,7 +87,7 @@ def test_restart_continues_games_exactly(database: str) -> None:
             target = mover.seq
             for player in players:
                 if player.seq < target:
-                    player.until(lambda m, s=target: m.get("seq") == s)
+                    player.until(partial(_has_seq, target))
         record = server.get(f"/api/games/{body['id']}/record")
         assert summary(replay(record).state)["finished"] is True
         assert len(record["turns"]) == 30

@@ -58,7 +58,9 @@ class Player:
 
     def my_turn(self) -> bool:
         turn = self.state.get("turn")
-        return bool(turn) and not self.state["finished"] and turn["seat"] == self.seat
+        if not turn or self.state["finished"]:
+            return False
+        return bool(turn["seat"] == self.seat)
 
     def play_turn(self) -> None:
         """Roll once, then take the legal cell move with the best immediate gain."""
