@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
@@ -16,7 +17,10 @@ class Player:
 
     def __init__(self, ws_url: str, game_id: str, token: str | None = None) -> None:
         url = f"{ws_url}/ws/games/{game_id}" + (f"?token={token}" if token else "")
-        self.connection: ClientConnection = connect(url, open_timeout=10)
+        self._stack = ExitStack()
+        self.connection: ClientConnection = self._stack.enter_context(
+            connect(url, open_timeout=10)
+        )
         self.seq = 0
         self.state: Message = {}
         self.seat: int | None = None
@@ -73,4 +77,4 @@ class Player:
         assert answer["type"] == "event", answer
 
     def close(self) -> None:
-        self.connection.close()
+        self._stack.close()
