@@ -8,14 +8,15 @@ engine, with the schema made by Alembic migrations. An event is appended only if
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event, select, update
+from sqlalchemy import event, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
@@ -58,6 +59,15 @@ class StoredEvent:
     auto: bool
 
 
+@dataclass
+class _Append:
+    game_id: str
+    expected_seq: int
+    stored: StoredEvent
+    status: str
+    future: asyncio.Future[None]
+
+
 class Store:
     """Async access to the database."""
 
@@ -69,6 +79,19 @@ class Store:
             sync_engine: Engine = self.engine.sync_engine
             event.listen(sync_engine, "connect", _sqlite_pragmas)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite allows one writer at a time; queueing writers here is far cheaper than letting
+        # them collide and wait in SQLite's busy handler.
+        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        self._pending: list[_Append] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    @contextlib.asynccontextmanager
+    async def _writing(self) -> AsyncIterator[None]:
+        if self._write_lock is None:
+            yield
+            return
+        async with self._write_lock:
+            yield
 
     async def migrate(self) -> None:
         """Bring the schema to the newest migration (safe to run at every start)."""
@@ -83,7 +106,7 @@ class Store:
     # --- games -----------------------------------------------------------------------------
 
     async def create_game(self, row: GameRow) -> None:
-        async with self.sessions() as session, session.begin():
+        async with self._writing(), self.sessions() as session, session.begin():
             session.add(row)
 
     async def game(self, game_id: str) -> GameRow | None:
@@ -104,31 +127,68 @@ class Store:
     async def append(
         self, game_id: str, expected_seq: int, stored: StoredEvent, status: str
     ) -> None:
-        """Commit event `expected_seq + 1` (and the game's new status) or raise ConflictError."""
-        async with self.sessions() as session, session.begin():
-            result = await session.execute(
-                update(GameRow)
-                .where(GameRow.id == game_id, GameRow.seq == expected_seq)
-                .values(seq=stored.seq, status=status, updated_at=utcnow())
-            )
-            if result.rowcount != 1:  # type: ignore[attr-defined]
-                raise ConflictError(f"game {game_id} moved past seq {expected_seq}")
-            session.add(
-                EventRow(
-                    game_id=game_id,
-                    seq=stored.seq,
-                    seat=stored.seat,
-                    action=stored.action,
-                    thrown=stored.thrown,
-                    auto=stored.auto,
+        """Commit event `expected_seq + 1` (and the game's new status) or raise ConflictError.
+
+        Appends from many games that arrive together are committed in one transaction (group
+        commit); each caller still returns only once its own event is durable.
+        """
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Append(game_id, expected_seq, stored, status, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_pending())
+        await future
+
+    async def _write_pending(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            try:
+                await self._write_batch(batch)
+            except Exception as exc:  # the whole transaction failed: tell every waiter
+                for item in batch:
+                    if not item.future.done():
+                        item.future.set_exception(exc)
+
+    async def _write_batch(self, batch: list[_Append]) -> None:
+        now = utcnow()
+        accepted: list[_Append] = []
+        async with self._writing(), self.engine.begin() as connection:
+            for item in batch:
+                result = await connection.execute(
+                    update(GameRow)
+                    .where(GameRow.id == item.game_id, GameRow.seq == item.expected_seq)
+                    .values(seq=item.stored.seq, status=item.status, updated_at=now)
                 )
-            )
+                if result.rowcount == 1:
+                    accepted.append(item)
+                else:
+                    item.future.set_exception(
+                        ConflictError(f"game {item.game_id} moved past seq {item.expected_seq}")
+                    )
+            if accepted:
+                await connection.execute(
+                    insert(EventRow),
+                    [
+                        {
+                            "game_id": item.game_id,
+                            "seq": item.stored.seq,
+                            "seat": item.stored.seat,
+                            "action": item.stored.action,
+                            "thrown": item.stored.thrown,
+                            "auto": item.stored.auto,
+                            "created_at": now,
+                        }
+                        for item in accepted
+                    ],
+                )
+        for item in accepted:
+            if not item.future.done():
+                item.future.set_result(None)
 
     async def update_seats(
         self, game_id: str, seats: list[dict[str, Any]], status: str, expected: list[Any]
     ) -> bool:
         """Replace the seats if they are still `expected` (so two joins cannot take one seat)."""
-        async with self.sessions() as session, session.begin():
+        async with self._writing(), self.sessions() as session, session.begin():
             row = await session.get(GameRow, game_id, with_for_update=not self.is_sqlite)
             if row is None or row.seats != expected:
                 return False
@@ -152,7 +212,7 @@ class Store:
     # --- imported records ------------------------------------------------------------------
 
     async def save_record(self, record_id: str, text: str) -> None:
-        async with self.sessions() as session, session.begin():
+        async with self._writing(), self.sessions() as session, session.begin():
             session.add(RecordRow(id=record_id, record=text))
 
     async def record(self, record_id: str) -> str | None:
