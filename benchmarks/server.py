@@ -27,8 +27,14 @@ import websockets
 
 def start_server(database: str, port: int) -> subprocess.Popen[bytes]:
     command = [
-        str(Path(sys.executable).with_name("dicepoker")), "serve", "--port", str(port),
-        "--db", database, "--bot-delay", "0",
+        str(Path(sys.executable).with_name("dicepoker")),
+        "serve",
+        "--port",
+        str(port),
+        "--db",
+        database,
+        "--bot-delay",
+        "0",
     ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -52,7 +58,9 @@ async def seat(
         sent: dict[str, float] = {}
         while time.monotonic() < stop_at:
             try:
-                raw = await asyncio.wait_for(ws.recv(), timeout=max(0.01, stop_at - time.monotonic()))
+                raw = await asyncio.wait_for(
+                    ws.recv(), timeout=max(0.01, stop_at - time.monotonic())
+                )
             except TimeoutError:
                 break
             message: dict[str, Any] = json.loads(raw)
@@ -86,19 +94,27 @@ async def run(games: int, seconds: float, columns: int, port: int) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         created = []
         for _ in range(games):
-            response = await client.post("/api/games", json={
-                "variant": "school", "options": {"columns": columns},
-                "seats": [{"kind": "human", "name": "A"}, {"kind": "human", "name": "B"}],
-            })
+            response = await client.post(
+                "/api/games",
+                json={
+                    "variant": "school",
+                    "options": {"columns": columns},
+                    "seats": [{"kind": "human", "name": "A"}, {"kind": "human", "name": "B"}],
+                },
+            )
             response.raise_for_status()
             created.append(response.json())
     latencies: list[float] = []
     start = time.monotonic()
     stop_at = start + seconds
-    results = await asyncio.gather(*(
-        seat(f"ws://127.0.0.1:{port}", game["id"], s["token"], stop_at, latencies)
-        for game in created for s in game["seats"]
-    ), return_exceptions=True)
+    results = await asyncio.gather(
+        *(
+            seat(f"ws://127.0.0.1:{port}", game["id"], s["token"], stop_at, latencies)
+            for game in created
+            for s in game["seats"]
+        ),
+        return_exceptions=True,
+    )
     elapsed = time.monotonic() - start
     errors = [r for r in results if isinstance(r, BaseException)]
     moves = sum(r for r in results if isinstance(r, int))
@@ -110,8 +126,10 @@ async def run(games: int, seconds: float, columns: int, port: int) -> None:
     print(f"games {games}  connections {2 * games}  elapsed {elapsed:.1f} s")
     print(f"actions {moves}  ({moves / elapsed:.0f} per second)  errors {len(errors)}")
     if latencies:
-        print(f"intent -> broadcast latency: p50 {pct(0.5):.1f} ms  p99 {pct(0.99):.1f} ms  "
-              f"mean {statistics.fmean(latencies) * 1000:.1f} ms")
+        print(
+            f"intent -> broadcast latency: p50 {pct(0.5):.1f} ms  p99 {pct(0.99):.1f} ms  "
+            f"mean {statistics.fmean(latencies) * 1000:.1f} ms"
+        )
     for error in errors[:3]:
         print("error:", repr(error))
 
