@@ -33,6 +33,7 @@ from dicepoker.record import (
 from dicepoker.rules import PRESETS, get_rules
 from dicepoker.server import protocol
 from dicepoker.server.hub import Hub, LiveGame, Refusal
+from dicepoker.server.models import iso_utc
 from dicepoker.server.protocol import CreateGame, JoinGame
 from dicepoker.server.store import Store
 from dicepoker.view import game_view, rules_view
@@ -203,8 +204,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     "status": row.status,
                     "seq": row.seq,
                     "players": [seat.get("name") for seat in row.seats],
-                    "created_at": row.created_at.isoformat() if row.created_at else None,
-                    "updated_at": row.updated_at.isoformat() if row.updated_at else None,
+                    "created_at": iso_utc(row.created_at),
+                    "updated_at": iso_utc(row.updated_at),
                 }
                 for row in rows
             ]
@@ -267,6 +268,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 {
                     "name": preset.name,
                     "title": preset.title,
+                    "min_players": get_rules(preset.name).min_players,
+                    "max_players": get_rules(preset.name).max_players,
                     "options": [
                         {
                             "name": spec.name,

@@ -32,7 +32,7 @@ from dicepoker.engine import (
 from dicepoker.engine import apply as engine_apply
 from dicepoker.record import Game
 from dicepoker.rules import Rules, RulesError, get_rules
-from dicepoker.server.models import GameRow
+from dicepoker.server.models import GameRow, iso_utc
 from dicepoker.server.store import ConflictError, Store, StoredEvent
 from dicepoker.view import game_view
 
@@ -241,7 +241,7 @@ class Hub:
             game=game,
             seq=row.seq,
             turn_seconds=row.turn_seconds,
-            created_at=row.created_at.isoformat() if row.created_at else "",
+            created_at=iso_utc(row.created_at) or "",
         )
         live.bots = {
             n: make_bot(seat["level"]) for n, seat in enumerate(row.seats) if seat["kind"] == "bot"
