@@ -349,16 +349,7 @@ def _fill(state: GameState, move: Move) -> tuple[Sheet, int, int]:
     if rules.stars is not None:
         earned = _earned_stars(state, new_sheet, index, column)
         if earned:
-            new_sheet = Sheet(
-                cells=cells,
-                row_fill=row_fill,
-                reserve=reserve,
-                note_at=note_at,
-                stars=sheet.stars + earned,
-                yahtzee_bonus=yahtzee_bonus,
-                jokers=jokers,
-                filled=new_sheet.filled,
-            )
+            new_sheet = new_sheet._replace(stars=sheet.stars + earned)
     return new_sheet, index, column
 
 
