@@ -321,9 +321,8 @@ def _fill(state: GameState, move: Move) -> tuple[Sheet, int, int]:
             note, note_at = reserve, cell_index
         cell = Cell(Mark.CLOSED, used_reserve=have < rules.reserve.target, note=note)
     else:
-        points = joker_pts = None
-        if joker is not None:
-            joker_pts = tables.joker_points.get(index)
+        # Under the Joker, rows with a fixed Joker value score it; every other row as usual.
+        joker_pts = tables.joker_points.get(index) if joker is not None else None
         points = joker_pts if joker_pts is not None else combo_value(row.combo, counts) or 0
         doubled = row.doubles and state.thrown_all and points > 0
         cell = Cell(Mark.SCORE, points * 2 if doubled else points, doubled, joker=joker is not None)
