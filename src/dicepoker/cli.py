@@ -160,6 +160,26 @@ def demo_command(
     typer.echo(game_text(game.state))
 
 
+@app.command("solve")
+def solve_command(
+    preset: Annotated[str, typer.Argument(help="yahtzee, yahtzee15 or poker-dice.")],
+    option: OptionList = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Build even if a table is cached.")
+    ] = False,
+) -> None:
+    """Build (or load) the exact solver's table of PRESET and print its expected score."""
+    from dicepoker.solver import UnsupportedRulesError, solve_rules
+
+    rules = rules_from(preset, option)
+    try:
+        report = solve_rules(rules, rebuild=rebuild)
+    except UnsupportedRulesError as exc:
+        fail(str(exc))
+    typer.echo(report.as_json() if as_json else report.text())
+
+
 @app.command("serve")
 def serve_command(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
