@@ -108,6 +108,11 @@ class Game:
             current["auto"] = True
         self.state = after
 
+    @property
+    def current_rolls(self) -> list[dict[str, Any]]:
+        """The rolls of the turn in progress, as in the record (empty before its first roll)."""
+        return [dict(roll) for roll in self._current["rolls"]]
+
     def to_record(self) -> dict[str, Any]:
         """The game as a record (a turn in progress is the last turn, without a move)."""
         turns = list(self.turns)

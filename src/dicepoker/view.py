@@ -121,6 +121,16 @@ def rules_view(rules: Rules) -> dict[str, Any]:
     }
 
 
+def winner(state: GameState) -> int | None:
+    """The seat that won a finished game, or None (not finished, or first place shared)."""
+    if not state.finished:
+        return None
+    if state.winner is not None:
+        return state.winner
+    first = [standing.seat for standing in ranking(state) if standing.place == 1]
+    return first[0] if len(first) == 1 else None
+
+
 def game_view(state: GameState) -> dict[str, Any]:
     """The whole position: rules, players with totals and places, sheets, the turn and its
     legal moves with what each would score now."""
@@ -146,7 +156,7 @@ def game_view(state: GameState) -> dict[str, Any]:
         ],
         "finished": state.finished,
         "turn_number": state.turn,
-        "winner": state.winner,
+        "winner": winner(state),
         "ranking": [standing.seat for standing in ranking(state)],
     }
     if state.stage:

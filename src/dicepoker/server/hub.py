@@ -91,7 +91,12 @@ class LiveGame:
 
     @property
     def state_view(self) -> dict[str, Any]:
-        return game_view(self.game.state)
+        view = game_view(self.game.state)
+        if "turn" in view:
+            # Which dice the last roll kept, so a reloaded page can show them held again.
+            rolls = self.game.current_rolls
+            view["turn"]["kept"] = list(rolls[-1].get("keep", [])) if rolls else []
+        return view
 
     def public_seats(self) -> list[dict[str, Any]]:
         return [

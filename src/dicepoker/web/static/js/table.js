@@ -317,6 +317,10 @@ function syncHeld(state) {
   const key = turn ? `${state.tiebreak ? state.tiebreak.game : 0}:${state.turn_number}:${turn.seat}` : "done";
   if (key !== game.turnKey || !turn || turn.rolls === 0) {
     held.clear();
+    // A page that arrives mid-turn (a reload, a reconnection) shows the dice the last roll kept.
+    if (key !== game.turnKey && turn && turn.rolls > 0 && Array.isArray(turn.kept)) {
+      for (const index of turn.kept) held.add(index);
+    }
     game.turnKey = key;
   }
 }
@@ -518,8 +522,12 @@ function renderEnd(state) {
         h("span", { class: "rank-total" }, num(player.total))),
     );
   }
-  const winner = state.winner !== null && state.winner !== undefined ? state.winner : order[0];
-  $("#end-title").textContent = mySeats().includes(winner) && mySeats().length === 1 ? t("You win!") : t("{name} wins!", { name: playerName(winner) });
+  const winner = state.winner;
+  if (winner === null || winner === undefined) {
+    $("#end-title").textContent = t("A tie for first place!");
+  } else {
+    $("#end-title").textContent = mySeats().includes(winner) && mySeats().length === 1 ? t("You win!") : t("{name} wins!", { name: playerName(winner) });
+  }
   $("#record-link").href = `/api/games/${encodeURIComponent(gameId)}/record`;
   $("#record-link").setAttribute("download", `dicepoker-${gameId}.json`);
   $("#replay-link").href = `/replay/g/${encodeURIComponent(gameId)}`;
