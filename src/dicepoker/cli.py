@@ -215,5 +215,71 @@ def presets_command() -> None:
             typer.echo(f"    {spec.name}: {spec.kind.__name__}, default {default} — {spec.help}")
 
 
+@app.command("play")
+def play_command(
+    preset: Annotated[
+        str | None, typer.Option(help="school, yahtzee, yahtzee15 or poker-dice (default school).")
+    ] = None,
+    option: OptionList = None,
+    seats: Annotated[
+        str | None,
+        typer.Option(
+            help="Who plays, in seat order, e.g. 'human:Ana,human:Bea,bot:greedy' "
+            "(without it a setup screen asks)."
+        ),
+    ] = None,
+    lang: Annotated[
+        str | None, typer.Option(help="es, pt or en (default: from the locale).")
+    ] = None,
+    load: Annotated[
+        Path | None, typer.Option(help="Continue the game saved in this record (JSON).")
+    ] = None,
+    server: Annotated[
+        str | None, typer.Option(help="Join a game of the web app at this address.")
+    ] = None,
+    game: Annotated[
+        str | None, typer.Option(help="The web game's id (or its link, then --server may go).")
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="Your seat's token (without one you watch).")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option(help="Take an open seat of the web game under this name.")
+    ] = None,
+    seat: Annotated[
+        int | None, typer.Option(min=1, help="Which open seat --name takes (1-based).")
+    ] = None,
+    bot_delay: Annotated[
+        float, typer.Option(min=0, help="Seconds a bot waits before each action.")
+    ] = 0.6,
+    seed: Annotated[int | None, typer.Option(help="Seed for the dice (default: random).")] = None,
+    hints: Annotated[bool, typer.Option(help="Start with the hint panel open.")] = False,
+) -> None:
+    """Play in the terminal: hot seat with friends and bots, or join a game of the web app."""
+    from dicepoker.tui.launch import LaunchError, PlayOptions, run_play
+
+    opts = PlayOptions(
+        preset=preset,
+        options=list(option or []),
+        seats=seats,
+        lang=lang,
+        load=load,
+        server=server,
+        game=game,
+        token=token,
+        name=name,
+        seat=None if seat is None else seat - 1,
+        bot_delay=bot_delay,
+        seed=seed,
+        hints=hints,
+    )
+    try:
+        after = run_play(opts)
+    except LaunchError as exc:
+        fail(str(exc))
+    for line in after:
+        typer.echo(line, err=True)
+
+
 def main() -> None:
     app()

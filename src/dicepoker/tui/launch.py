@@ -1,0 +1,164 @@
+"""From `dicepoker play`'s options to a running app (the command itself lives in cli.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dicepoker.dice import DiceSource, SecretDice, SeededDice
+from dicepoker.record import RecordError, load_record
+from dicepoker.rules import RulesError, find_preset, get_rules, parse_option_value
+from dicepoker.tui.app import PlayApp, SetupDefaults
+from dicepoker.tui.i18n import Words, detect_lang, lang_of
+from dicepoker.tui.remote import RemoteError, RemoteSession, game_address, join_seat
+from dicepoker.tui.session import LocalSession, SeatError, Session, parse_seats
+
+
+class LaunchError(Exception):
+    """Options that cannot start a game; the message says which and why."""
+
+
+@dataclass
+class PlayOptions:
+    """The options of `dicepoker play`."""
+
+    preset: str | None = None
+    options: list[str] = field(default_factory=list)
+    seats: str | None = None
+    lang: str | None = None
+    load: Path | None = None
+    server: str | None = None
+    game: str | None = None
+    token: str | None = None
+    name: str | None = None
+    seat: int | None = None
+    bot_delay: float = 0.6
+    seed: int | None = None
+    hints: bool = False
+
+
+@dataclass
+class Launch:
+    """A ready app and the lines to print once it has closed (how to come back to a seat)."""
+
+    app: PlayApp
+    after: list[str] = field(default_factory=list)
+
+
+def _options(items: list[str]) -> dict[str, bool | int]:
+    given: dict[str, bool | int] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise LaunchError(f"--option takes NAME=VALUE, not {item!r}")
+        try:
+            given[name.strip()] = parse_option_value(value)
+        except RulesError as exc:
+            raise LaunchError(str(exc)) from None
+    return given
+
+
+def build(opts: PlayOptions) -> Launch:
+    """The app that `opts` ask for; `LaunchError` when they do not fit together."""
+    if opts.lang is not None:
+        lang = lang_of(opts.lang)
+        if lang is None:
+            raise LaunchError(f"--lang is es, pt or en, not {opts.lang!r}")
+    else:
+        lang = detect_lang()
+    words = Words(lang)
+    remote = opts.server is not None or opts.game is not None
+    if remote:
+        return _remote(opts, lang)
+    if opts.token or opts.name or opts.seat is not None:
+        raise LaunchError("--token, --name and --seat are for --server/--game")
+    dice: DiceSource = SeededDice(opts.seed) if opts.seed is not None else SecretDice()
+    seats = None
+    if opts.seats is not None:
+        try:
+            seats = parse_seats(opts.seats)
+        except SeatError as exc:
+            raise LaunchError(str(exc)) from None
+    session: LocalSession | None = None
+    if opts.load is not None:
+        if opts.preset is not None or opts.options:
+            raise LaunchError("--load plays the record's own game: leave out --preset and --option")
+        try:
+            record = load_record(opts.load)
+            session = LocalSession.load(record, seats, dice=dice, bot_delay=opts.bot_delay)
+        except (RecordError, SeatError) as exc:
+            raise LaunchError(f"{opts.load}: {exc}") from None
+    else:
+        preset = opts.preset or "school"
+        given = _options(opts.options)
+        try:
+            find_preset(preset)
+            rules = get_rules(preset, given)
+        except RulesError as exc:
+            raise LaunchError(str(exc)) from None
+        if seats is not None:
+            try:
+                session = LocalSession.new(
+                    rules,
+                    seats,
+                    dice=dice,
+                    person=lambda n: words("Player {n}", n=n),
+                    bot_delay=opts.bot_delay,
+                )
+            except SeatError as exc:
+                raise LaunchError(str(exc)) from None
+        else:
+            defaults = SetupDefaults(preset, dict(given))
+            app = PlayApp(
+                None,
+                lang=lang,
+                defaults=defaults,
+                dice=lambda: _dice(opts.seed),
+                bot_delay=opts.bot_delay,
+                show_hints=opts.hints,
+            )
+            return Launch(app)
+    return Launch(PlayApp(session, lang=lang, bot_delay=opts.bot_delay, show_hints=opts.hints))
+
+
+def _dice(seed: int | None) -> DiceSource:
+    return SeededDice(seed) if seed is not None else SecretDice()
+
+
+def _remote(opts: PlayOptions, lang: str) -> Launch:
+    if opts.load is not None or opts.seats is not None or opts.preset is not None or opts.options:
+        raise LaunchError(
+            "a game on a server has its own rules and seats: leave out --load, --seats, "
+            "--preset and --option"
+        )
+    if not opts.game:
+        raise LaunchError("--server needs --game ID (or give the game's link to --game)")
+    if opts.token and opts.name:
+        raise LaunchError("give --token (your seat) or --name (take an open seat), not both")
+    try:
+        address = game_address(opts.server, opts.game)
+    except RemoteError as exc:
+        raise LaunchError(str(exc)) from None
+    token = opts.token
+    after: list[str] = []
+    if opts.name:
+        try:
+            seat, token = asyncio.run(join_seat(address, opts.name, opts.seat))
+        except RemoteError as exc:
+            raise LaunchError(str(exc)) from None
+        words = Words(lang)
+        after.append(words("You took seat {n}.", n=seat + 1))
+        after.append(
+            words("To come back to it:")
+            + f" dicepoker play --server {address.server} --game {address.game} --token {token}"
+        )
+    session: Session = RemoteSession(address, token)
+    return Launch(PlayApp(session, lang=lang, show_hints=opts.hints), after)
+
+
+def run_play(opts: PlayOptions) -> list[str]:
+    """Run the app until the player quits; the lines to print afterwards."""
+    launch = build(opts)
+    launch.app.run()
+    return launch.after
