@@ -1,0 +1,73 @@
+"""`expert`: the strongest level of every preset.
+
+- Single-sheet presets (`yahtzee`, `yahtzee15`, `poker-dice`): the exact solver's best action
+  (`dicepoker.solver.Solver`), which maximises the expected final score of the player's own sheet.
+- `school`: the within-turn expectimax of `dicepoker.bots.planner` over the fitted value of the
+  sheet after each move (`dicepoker.bots.school_value`), which knows the opponents' sheets in the
+  race for the first-player stars.
+
+Rules the solver does not cover and that have no fitted School tables (a School width that was not
+trained, a custom game) fall back to the planner with no after-value, the `basic` level's play, so
+the bot always plays.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dicepoker.bots.base import Bot
+from dicepoker.bots.planner import AfterValue, Planner, ZeroAfter
+from dicepoker.bots.school_value import SchoolValue, model_for
+from dicepoker.engine import Action, GameState
+from dicepoker.rules import Rules
+
+if TYPE_CHECKING:
+    from dicepoker.solver import Solver
+
+
+def solver_for(rules: Rules) -> Solver | None:
+    """The exact solver of `rules` (its table loaded or built once per process), or None where
+    the solver does not apply. Imported lazily: numba is loaded only when a solver is used."""
+    from dicepoker.solver import Solver, supports
+
+    return Solver.for_rules(rules) if supports(rules) else None
+
+
+def after_value_for(rules: Rules) -> AfterValue:
+    """The School value where tables were fitted for this sheet, else no after-value."""
+    if rules.reserve is not None:
+        model = model_for(rules)
+        if model is not None:
+            return SchoolValue(model)
+    return ZeroAfter()
+
+
+class ExpertBot(Bot):
+    level = "expert"
+
+    def __init__(self) -> None:
+        self._rules: Rules | None = None
+        self._solver: Solver | None = None
+        self._planner: Planner | None = None
+
+    def _setup(self, rules: Rules) -> None:
+        self._rules = rules
+        self._solver = solver_for(rules)
+        self._planner = None if self._solver is not None else Planner(after_value_for(rules))
+
+    @property
+    def method(self) -> str:
+        """`solver`, `school-value` or `planner` (the fallback) for the rules last played."""
+        if self._solver is not None:
+            return "solver"
+        if self._planner is not None and isinstance(self._planner.after, SchoolValue):
+            return "school-value"
+        return "planner"
+
+    def choose(self, state: GameState) -> Action:
+        if state.rules != self._rules:
+            self._setup(state.rules)
+        if self._solver is not None:
+            return self._solver.best_action(state)
+        assert self._planner is not None
+        return self._planner.choose(state)

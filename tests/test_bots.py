@@ -1,0 +1,376 @@
+"""The stronger bots: the planner's gains against the engine, the expectimax against brute force
+and against the exact solver, legal play on random positions, and the order of strength."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from itertools import product
+from statistics import mean, stdev
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dicepoker.bots import LEVELS, BasicBot, ExpertBot, GreedyBot, make_bot
+from dicepoker.bots.planner import (
+    FloatArray,
+    MoveTable,
+    Planner,
+    dice_space,
+    keep_positions,
+    rule_tables,
+    solve_turn,
+)
+from dicepoker.bots.school_value import SchoolModel, SchoolValue, model_for
+from dicepoker.dice import SeededDice
+from dicepoker.engine import (
+    Bonus,
+    Cell,
+    GameState,
+    Mark,
+    Move,
+    Roll,
+    Sheet,
+    apply,
+    legal_actions,
+    new_game,
+    preview,
+    totals,
+)
+from dicepoker.rules import Rules, get_rules
+from dicepoker.simulate import play_game
+
+PRESETS: list[tuple[str, dict[str, object]]] = [
+    ("school", {}),
+    ("school", {"columns": 1}),
+    ("school", {"columns": 2}),
+    ("yahtzee", {}),
+    ("yahtzee", {"upper_bonus": False, "yahtzee_bonus": False}),
+    ("yahtzee15", {}),
+    ("poker-dice", {}),
+]
+
+
+def played_position(rules: Rules, players: int, rng: random.Random) -> GameState:
+    """A position after a random number of turns of mixed random and greedy play, mid-turn."""
+    greedy = GreedyBot()
+    while True:
+        state = new_game(rules, [f"p{i}" for i in range(players)])
+        dice = SeededDice(rng.randrange(2**32))
+        stop = rng.randrange(rules.cells * players)
+        mix = rng.random()
+        while not state.finished and state.turn < stop:
+            if rng.random() < mix:
+                action = rng.choice(legal_actions(state))
+            else:
+                action = greedy.choose(state)
+            state = apply(state, action, dice)
+        if state.finished:
+            continue
+        if state.rolls == 0:
+            state = apply(state, legal_actions(state)[0], dice)
+        return state
+
+
+def school_sheet(rules: Rules, rng: random.Random, column: int) -> Sheet:
+    """A made-up School sheet, mostly clean, with `column` nearly complete (so that a move can
+    earn a column star) and rows nearly complete (row stars)."""
+    cols = rules.columns
+    space = rule_tables(rules).space
+    cells: list[Cell | None] = [None] * rules.cells
+    fills = []
+    short = set(rng.sample(range(len(rules.rows)), rng.choice([1, 2])))
+    for r, row in enumerate(rules.rows):
+        fill = column if r in short else rng.randint(column + 1, cols)
+        fills.append(fill)
+        for c in range(fill):
+            if row.school:
+                roll = rng.random()
+                if roll < 0.04:
+                    cell = Cell(Mark.ZERO)
+                else:
+                    cell = Cell(Mark.CLOSED, used_reserve=roll < 0.15)
+            elif rng.random() < 0.04:
+                cell = Cell(Mark.STRIKE)
+            else:
+                made = [
+                    int(v)
+                    for v, ok in zip(
+                        rule_tables(rules).value[r], rule_tables(rules).made[r], strict=True
+                    )
+                    if ok
+                ]
+                points = rng.choice(made)
+                doubled = rng.random() < 0.3
+                cell = Cell(Mark.SCORE, points * 2 if doubled else points, doubled)
+            cells[r * cols + c] = cell
+    assert space.n_hands == 252
+    return Sheet(
+        cells=tuple(cells),
+        row_fill=tuple(fills),
+        reserve=rng.choice([0, 0, 1, 3, 6, 10, 25]),
+        filled=sum(fills),
+    )
+
+
+def made_up_position(rules: Rules, rng: random.Random) -> GameState:
+    """Two made-up School sheets; the opponent holds a few stars (they are out of reach)."""
+    column = rng.randrange(rules.columns)
+    mine, theirs = school_sheet(rules, rng, column), school_sheet(rules, rng, column)
+    stars = [Bonus("column", c, 50) for c in range(rules.columns) if rng.random() < 0.2]
+    stars += [
+        Bonus("school_row" if row.school else "combination_row", row.id, 10)
+        for row in rules.rows
+        if row.star and rng.random() < 0.15
+    ]
+    state = new_game(rules, ["a", "b"])
+    return state._replace(
+        sheets=(mine, theirs._replace(stars=tuple(stars))), dice=(1, 2, 3, 4, 5), rolls=1
+    )
+
+
+def positions(preset: str, options: dict[str, object], count: int) -> Iterator[GameState]:
+    rules = get_rules(preset, options)
+    rng = random.Random(f"{preset}{options}")
+    for i in range(count):
+        if rules.stars is not None and i % 2:
+            yield made_up_position(rules, rng)
+        else:
+            players = rng.choice([1, 2, 3]) if rules.max_players >= 3 else 1
+            yield played_position(rules, players, rng)
+
+
+def assert_gains_match(state: GameState) -> None:
+    table = MoveTable.build(state)
+    space = rule_tables(state.rules).space
+    for o, hand in enumerate(space.hands):
+        for doubled in (0, 1):
+            probe = state._replace(dice=hand, thrown_all=bool(doubled))
+            expected = {p.move: p.gain for p in preview(probe)}
+            got = {
+                move: float(table.gain[m, o, doubled])
+                for m, move in enumerate(table.moves)
+                if np.isfinite(table.gain[m, o, doubled])
+            }
+            assert got == expected, (hand, doubled)
+
+
+@pytest.mark.parametrize(("preset", "options"), PRESETS)
+def test_gains_equal_the_engine_preview(preset: str, options: dict[str, object]) -> None:
+    """Every hand and both doubling flags, on random positions of every preset."""
+    for state in positions(preset, options, 6):
+        assert_gains_match(state)
+
+
+def test_made_up_positions_earn_column_and_row_stars() -> None:
+    """The made-up School positions do exercise the stars the gains must include."""
+    rules = get_rules("school")
+    rng = random.Random(7)
+    kinds: set[str] = set()
+    space = rule_tables(rules).space
+    for _ in range(30):
+        state = made_up_position(rules, rng)
+        for hand in space.hands[::5]:
+            for option in preview(state._replace(dice=hand, thrown_all=True)):
+                kinds.update(star.kind for star in option.stars)
+    assert kinds == {"column", "school_row", "combination_row"}
+
+
+def test_dice_space() -> None:
+    space = dice_space(5, 6)
+    assert space.n_hands == 252
+    assert len(space.keeps) == 462
+    np.testing.assert_allclose(space.trans.sum(axis=1), 1.0)
+    hand = space.hand_index[(1, 1, 2, 3, 3)]
+    subs = {space.keeps[int(k)] for k in space.subkeeps[hand]}
+    assert len(subs) == 3 * 2 * 3 - 1  # every sub-multiset but the whole hand
+    assert keep_positions((3, 1, 3, 2, 1), (1, 3)) == (0, 1)
+
+
+def brute_force_keep(state: GameState, keep: tuple[int, ...]) -> float:
+    """Throw every positional outcome of the dice not held; take the best cell move (last roll)."""
+    best: dict[tuple[tuple[int, ...], bool], float] = {}
+    free = [p for p in range(5) if p not in keep]
+    total = 0.0
+    for thrown in product(range(1, 7), repeat=len(free)):
+        dice = list(state.dice)
+        for position, face in zip(free, thrown, strict=True):
+            dice[position] = face
+        key = (tuple(sorted(dice)), not keep)
+        if key not in best:
+            probe = state._replace(dice=tuple(dice), thrown_all=not keep, rolls=state.rolls + 1)
+            best[key] = max(option.gain for option in preview(probe))
+        total += best[key]
+    return float(total / 6 ** len(free))
+
+
+@pytest.mark.parametrize("preset", ["school", "yahtzee"])
+def test_expectimax_against_brute_force(preset: str) -> None:
+    """With one roll left, the value of every keep equals the brute-force average."""
+    rules = get_rules(preset)
+    rng = random.Random(3)
+    for _ in range(2):
+        state = played_position(rules, 1, rng)
+        state = state._replace(rolls=rules.rolls_per_turn - 1)
+        plan = solve_turn(MoveTable.build(state), np.zeros((1, 1, 1)), rules.rolls_per_turn - 1)
+        space = plan.space
+        for size in (0, 2, 4):
+            keep = tuple(range(size))
+            value = plan.keep_value[1][space.keep_index[tuple(sorted(state.dice[:size]))]]
+            assert value == pytest.approx(brute_force_keep(state, keep), abs=1e-9)
+
+
+class SolverAfter:
+    """The exact solver's table as an after-value: the planner must then play like the solver."""
+
+    def __init__(self, rules: Rules) -> None:
+        from dicepoker.solver import Solver
+
+        self.solver = Solver.for_rules(rules)
+
+    def after_values(self, table: MoveTable) -> FloatArray:
+        state = table.state
+        pos = self.solver.position(state)
+        spec = self.solver.spec
+        rules = state.rules
+        out = np.zeros(table.gain.shape)
+        for m, r in enumerate(table.rows):
+            row = int(r)
+            for o in range(table.gain.shape[1]):
+                points = int(table.points[m, o, 0])
+                flag = pos.flag or int(row == spec.box and points > 0)
+                upper = pos.upper
+                if spec.upper_cap and rules.rows[row].section == "upper":
+                    upper = min(upper + points, spec.upper_cap)
+                out[m, o, :] = self.solver.state_value(pos.filled | 1 << row, flag, upper)
+        return out
+
+
+@pytest.mark.parametrize("preset", ["yahtzee", "poker-dice"])
+def test_planner_with_the_solver_table_is_the_solver(preset: str) -> None:
+    """The expectimax over the solver's own table of between-turn values gives the solver's
+    values of every action (an independent implementation of the same turn)."""
+    rules = get_rules(preset)
+    after = SolverAfter(rules)
+    rng = random.Random(11)
+    for _ in range(3):
+        state = played_position(rules, 1, rng)
+        state = state._replace(rolls=1)
+        planner = Planner(after)
+        plan = planner.plan(state)
+        space = plan.space
+        hand = space.hand_index[tuple(sorted(state.dice))]
+        points = after.solver.position(state).points
+        left = rules.rolls_per_turn - 1
+        for action, value in after.solver.action_values(state):
+            if isinstance(action, Roll):
+                keep = tuple(sorted(state.dice[p] for p in action.keep))
+                mine = plan.keep_value[left][space.keep_index[keep]]
+            else:
+                assert isinstance(action, Move)
+                m = plan.table.moves.index(action)
+                mine = plan.table.gain[m, hand, 0] + after.after_values(plan.table)[m, hand, 0]
+            assert points + mine == pytest.approx(value, rel=1e-9, abs=1e-6)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+@given(
+    preset=st.sampled_from([p for p in PRESETS if p[0] != "yahtzee" or p[1]]),
+    seed=st.integers(0, 10**6),
+    players=st.integers(1, 2),
+    level=st.sampled_from(["basic", "expert"]),
+)
+def test_bots_play_legal_actions(
+    preset: tuple[str, dict[str, object]], seed: int, players: int, level: str
+) -> None:
+    rules = get_rules(*preset)
+    rng = random.Random(seed)
+    state = played_position(rules, players, rng)
+    dice = SeededDice(seed)
+    bot = make_bot(level)
+    for _ in range(8):
+        if state.finished:
+            break
+        action = bot.choose(state)
+        assert action in legal_actions(state)
+        state = apply(state, action, dice)
+
+
+def test_levels_registered() -> None:
+    assert list(LEVELS) == ["random", "greedy", "basic", "expert"]
+    assert isinstance(make_bot("basic"), BasicBot)
+    assert isinstance(make_bot("expert"), ExpertBot)
+
+
+def test_expert_uses_the_solver_and_the_school_tables() -> None:
+    bot = ExpertBot()
+    for preset, method in (("yahtzee", "solver"), ("school", "school-value")):
+        rules = get_rules(preset)
+        state = apply(
+            new_game(rules, ["a"]), legal_actions(new_game(rules, ["a"]))[0], SeededDice(1)
+        )
+        bot.choose(state)
+        assert bot.method == method
+    for columns in range(1, 7):
+        assert model_for(get_rules("school", {"columns": columns})) is not None
+
+
+def test_school_value_drops_stars_someone_holds() -> None:
+    """A star someone else holds is worth nothing: with every star taken by the opponent the
+    value is that of the same tables without their star parts."""
+    rules = get_rules("school")
+    model = model_for(rules)
+    assert model is not None
+    starless = SchoolModel(
+        model.columns,
+        combo=model.combo,
+        combo_star=np.zeros_like(model.combo_star),
+        school=model.school,
+        school_star=np.zeros_like(model.school_star),
+        column_star=np.zeros_like(model.column_star),
+    )
+    rng = random.Random(5)
+    state = played_position(rules, 2, rng)
+    everything = tuple(Bonus("column", c, 100) for c in range(rules.columns)) + tuple(
+        Bonus("school_row" if row.school else "combination_row", row.id, 20)
+        for row in rules.rows
+        if row.star
+    )
+    other = 1 - state.seat
+    sheets = list(state.sheets)
+    sheets[state.seat] = sheets[state.seat]._replace(stars=())
+    sheets[other] = sheets[other]._replace(stars=everything)
+    taken = MoveTable.build(state._replace(sheets=tuple(sheets)))
+    np.testing.assert_allclose(
+        SchoolValue(model).after_values(taken), SchoolValue(starless).after_values(taken)
+    )
+    # In the race, a star an opponent is nearer to is worth less than the same star alone.
+    assert model.race[0] < model.race[2] < model.race[4] <= 1
+
+
+def scores(level: str, preset: str, games: int, seed: int) -> list[int]:
+    rules = get_rules(preset)
+    return [
+        totals(play_game(rules, [make_bot(level)], SeededDice(seed + g)).state)[0]
+        for g in range(games)
+    ]
+
+
+def margin(a: list[int], b: list[int]) -> float:
+    """How many standard errors mean(a) exceeds mean(b) by."""
+    error = (stdev(a) ** 2 / len(a) + stdev(b) ** 2 / len(b)) ** 0.5
+    return float((mean(a) - mean(b)) / error)
+
+
+def test_expert_beats_greedy_in_school() -> None:
+    expert, greedy = scores("expert", "school", 40, 500), scores("greedy", "school", 40, 500)
+    assert margin(expert, greedy) > 6
+
+
+def test_expert_beats_basic_in_yahtzee() -> None:
+    expert, basic = scores("expert", "yahtzee", 150, 900), scores("basic", "yahtzee", 150, 900)
+    assert margin(expert, basic) > 4
