@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +263,7 @@ def run(
     log: bool = True,
     init: SchoolModel | None = None,
     shrink: float = SHRINK,
+    checkpoint: Callable[[SchoolModel], None] | None = None,
 ) -> SchoolModel:
     rules = get_rules("school", {"columns": columns})
     model = init if init is not None and init.fits(rules) else SchoolModel.zeros(rules)
@@ -284,6 +286,8 @@ def run(
             # Policy iteration need not improve every time: keep the tables that played best.
             if (iteration > 0 or warm) and (best is None or mean >= best[0]):
                 best = (mean, model)
+                if checkpoint is not None:  # a long run cut short still leaves its best tables
+                    checkpoint(model)
             if log:
                 print(
                     f"columns {columns} iteration {iteration}: {games} games, "
@@ -339,6 +343,11 @@ def main(argv: list[str] | None = None) -> None:
     except (OSError, ValueError):
         data = {"models": {}}
     start = load_models(args.init) if args.init is not None else {}
+    def save(columns: int, model: SchoolModel) -> None:
+        data["models"][str(columns)] = model.as_json()
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+
     for columns in args.columns:
         model = run(
             columns,
@@ -350,10 +359,9 @@ def main(argv: list[str] | None = None) -> None:
             args.lam,
             init=start.get(columns),
             shrink=args.shrink,
+            checkpoint=partial(save, columns),
         )
-        data["models"][str(columns)] = model.as_json()
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+        save(columns, model)
         print(f"wrote {args.out} (columns {columns})", flush=True)
 
 
