@@ -321,3 +321,22 @@ def test_poker_dice_auto_play_on_request(server: LiveServer) -> None:
     assert 1 <= len(record["turns"][0]["rolls"]) <= 2
     assert ana.state["turn"]["seat"] == 1
     ana.close()
+
+
+def test_advice_and_analysis_endpoints(server: LiveServer) -> None:
+    body = create(server, [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "expert"}])
+    ana = Player(server.ws_url, body["id"], body["seats"][0]["token"])
+    assert ana.act("roll")["type"] == "event"
+    advice = server.get(f"/api/games/{body['id']}/advice")
+    assert advice["seq"] == ana.seq and advice["seat"] == 0
+    legal = {option["action"] for option in ana.state["turn"]["legal"]}
+    valued = {option["action"] for option in advice["options"]}
+    assert legal <= valued and "roll" in valued
+    assert advice["best"]["value"] == max(option["value"] for option in advice["options"])
+    ana.play_turn()
+    ana.until(lambda m: m["type"] == "event" and m["state"]["turn"]["seat"] == 0)
+    analysis = server.get(f"/api/games/{body['id']}/analysis")
+    assert [p["name"] for p in analysis["players"]] == ["Ana", "Expert 2"]
+    assert analysis["players"][1]["expected_loss"] == 0
+    assert analysis["players"][0]["decisions"] >= 1
+    ana.close()

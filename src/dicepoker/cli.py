@@ -78,6 +78,86 @@ def replay_command(
         typer.echo(game_text(game.state))
 
 
+def _load_game(file: Path) -> GameState:
+    try:
+        record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
+        return replay(record).state
+    except RecordError as exc:
+        fail(str(exc))
+
+
+@app.command("advise")
+def advise_command(
+    file: Annotated[
+        Path, typer.Argument(help="A record whose last turn is the position to judge.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The expected final score of every option of the player to move, and the best one."""
+    from dicepoker.advisor import advise
+
+    state = _load_game(file)
+    if state.finished:
+        fail("the game in this record is over: there is nothing to advise")
+    advice = advise(state)
+    if as_json:
+        out = {
+            "variant": state.rules.preset,
+            "player": state.players[state.seat],
+            "turn": state.turn + 1,
+            "dice": list(state.dice),
+            "rolls_left": state.rolls_left,
+            **advice.as_json(),
+        }
+        typer.echo(json.dumps(out, ensure_ascii=False))
+        return
+    dice = dice_text(state.rules, state.dice) if state.dice else "not rolled yet"
+    typer.echo(
+        f"{state.players[state.seat]} to move, turn {state.turn + 1}: dice {dice}, "
+        f"rolls left {state.rolls_left} ({advice.method})"
+    )
+    best = advice.best.value
+    for option in sorted(advice.options, key=lambda o: -o.value):
+        mark = "*" if option.action == advice.best.action else " "
+        typer.echo(f" {mark} {option.value:10.2f}  {option.value - best:+9.2f}  {option.action}")
+
+
+@app.command("analyse")
+def analyse_command(
+    file: Annotated[Path, typer.Argument(help="A game record (JSON); '-' reads standard input.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    all_moves: Annotated[bool, typer.Option("--all", help="List every decision.")] = False,
+) -> None:
+    """Every decision of a record against the best option: expected points lost, per player."""
+    from dicepoker.advisor import analyse
+
+    try:
+        record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
+        analysis = analyse(record)
+    except RecordError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(analysis.as_json(), ensure_ascii=False))
+        return
+    names = [p.name for p in analysis.players]
+    for decision in analysis.decisions:
+        if decision.loss <= 0 and not all_moves:
+            continue
+        typer.echo(
+            f"turn {decision.turn:3d}  {names[decision.seat]:<12} {decision.action!s:<24}"
+            f" best {decision.best!s:<24} lost {decision.loss:7.2f}"
+        )
+    typer.echo(f"\n{analysis.variant} ({analysis.method})")
+    for player in analysis.players:
+        typer.echo(
+            f"{player.name:<12} decisions {player.decisions:4d}  mistakes {player.mistakes:4d}"
+            f"  expected points lost {player.loss:9.2f}"
+        )
+
+
+app.command("analyze", hidden=True)(analyse_command)
+
+
 @app.command("simulate")
 def simulate_command(
     preset: Annotated[str, typer.Argument(help="school, yahtzee, yahtzee15 or poker-dice.")],

@@ -8,7 +8,7 @@ played; `replay` reads a record back through the same engine and refuses a bad o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,8 @@ class Game:
         self.extra: dict[str, Any] = dict(extra or {})
         self.turns: list[dict[str, Any]] = []
         self._current: dict[str, Any] = {"rolls": []}
+        # Called with the state and the action before each action is applied (analysis, logs).
+        self.observer: Callable[[GameState, Action], None] | None = None
 
     @property
     def rules(self) -> Rules:
@@ -83,6 +85,8 @@ class Game:
         """Apply `action` (or its notation) for the player to move and record it."""
         if isinstance(action, str):
             action = parse_action(action)
+        if self.observer is not None:
+            self.observer(self.state, action)
         after = apply(self.state, action, dice or self.dice, seat=seat)
         self.advance(action, after, auto=auto)
         return after
@@ -268,8 +272,11 @@ def _play_turn(game: Game, number: int, turn: object, last: bool) -> None:
         game.turns[-1]["auto"] = True
 
 
-def replay(record: Mapping[str, Any]) -> Game:
-    """Replay a parsed record through the engine.
+def replay(
+    record: Mapping[str, Any], observer: Callable[[GameState, Action], None] | None = None
+) -> Game:
+    """Replay a parsed record through the engine (`observer` sees each action before it is
+    applied, with the state it is applied to).
 
     Raises `RecordFormatError` when the record is malformed and `RecordTurnError` with the first
     bad turn otherwise.
@@ -283,6 +290,7 @@ def replay(record: Mapping[str, Any]) -> Game:
     known = {"variant", "options", "players", "turns"}
     extra = {key: value for key, value in record.items() if key not in known}
     game = Game(rules, players, extra=extra)
+    game.observer = observer
     for number, turn in enumerate(turns, start=1):
         try:
             _play_turn(game, number, turn, number == len(turns))

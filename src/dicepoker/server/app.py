@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from dicepoker.bots import LEVELS
+from dicepoker.engine import GameState
 from dicepoker.record import (
     MAX_RECORD_BYTES,
     RecordError,
@@ -224,6 +225,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         live = await live_or_404(game_id)
         return position(live.game.to_record(), turn, roll)
 
+    @app.get("/api/games/{game_id}/advice")
+    async def game_advice(game_id: str) -> dict[str, Any]:
+        """The advisor's values for the player to move now (the table's hint toggle)."""
+        live = await live_or_404(game_id)
+        state = live.game.state
+        if state.finished:
+            raise Refusal("game_over", "the game is over", 409)
+        advice = await asyncio.to_thread(_advise, state)
+        return {"seq": live.seq, **advice}
+
+    @app.get("/api/games/{game_id}/analysis")
+    async def game_analysis(game_id: str) -> dict[str, Any]:
+        """Every decision of the game so far against the best option (the finished-game page)."""
+        live = await live_or_404(game_id)
+        return await asyncio.to_thread(_analyse, live.game.to_record())
+
     # --- records ---------------------------------------------------------------------------
 
     @app.post("/api/records", status_code=201, response_model=None)
@@ -255,6 +272,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/records/{record_id}")
     async def get_record(record_id: str) -> dict[str, Any]:
         return await stored_record(record_id)
+
+    @app.get("/api/records/{record_id}/analysis")
+    async def record_analysis(record_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(_analyse, await stored_record(record_id))
 
     @app.get("/api/records/{record_id}/position")
     async def record_position(record_id: str, turn: int = 0, roll: int = 0) -> dict[str, Any]:
@@ -394,6 +415,21 @@ async def _handle(
     except Refusal as exc:
         return protocol.error(exc.code, exc.message, ref)
     return None
+
+
+def _advise(state: GameState) -> dict[str, Any]:
+    from dicepoker.advisor import advise
+
+    return advise(state).as_json()
+
+
+def _analyse(record: dict[str, Any]) -> dict[str, Any]:
+    from dicepoker.advisor import analyse
+
+    try:
+        return analyse(record).as_json()
+    except RecordError as exc:
+        raise Refusal("bad_record", str(exc), 422) from None
 
 
 def position(record: dict[str, Any], turn: int, roll: int) -> dict[str, Any]:

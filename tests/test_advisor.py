@@ -1,0 +1,114 @@
+"""The advisor and the analysis: values from the expert's own evaluation, losses of a record."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dicepoker.advisor import advise, analyse
+from dicepoker.bots import make_bot
+from dicepoker.dice import SeededDice
+from dicepoker.engine import ROLL, Move, Roll, legal_actions
+from dicepoker.record import Game, load_record, replay
+from dicepoker.rules import get_rules
+from dicepoker.simulate import play_game
+
+EXAMPLES = Path(__file__).parent / "golden" / "spec_examples"
+DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
+
+
+def _mid_turn(name: str, turns: int, rolls: int) -> dict[str, Any]:
+    record = load_record(EXAMPLES / f"{name}.json")
+    partial = dict(record)
+    partial["turns"] = [
+        *record["turns"][:turns],
+        {"rolls": record["turns"][turns]["rolls"][:rolls]},
+    ]
+    return partial
+
+
+@pytest.mark.parametrize("name", ["yahtzee-2p", "school-3c-1p", "poker-dice-3p"])
+def test_every_legal_action_is_valued_and_best_is_the_maximum(name: str) -> None:
+    state = replay(_mid_turn(name, 4, 1)).state
+    advice = advise(state)
+    assert [o.action for o in advice.options] == list(legal_actions(state))
+    assert advice.best.value == max(o.value for o in advice.options)
+    assert advice.seat == state.seat
+
+
+def test_before_the_first_roll_the_only_option_is_to_roll() -> None:
+    state = replay(_mid_turn("school-3c-1p", 3, 0)).state
+    advice = advise(state)
+    assert [o.action for o in advice.options] == [ROLL]
+
+
+def test_school_advice_agrees_with_the_expert_bot() -> None:
+    rules = get_rules("school", {"columns": 3})
+    game = Game(rules, ["Ana"], SeededDice(5))
+    expert = make_bot("expert")
+    checked = 0
+    while checked < 40:
+        state = game.state
+        choice = expert.choose(state)
+        if state.rolls:
+            advice = advise(state)
+            assert advice.value_of(choice) == pytest.approx(advice.best.value, abs=1e-9)
+            checked += 1
+        game.play(choice)
+
+
+def test_optimal_play_loses_nothing_and_other_play_loses_something() -> None:
+    rules = get_rules("yahtzee")
+    optimal = play_game(rules, [make_bot("expert")], SeededDice(11)).to_record()
+    analysis = analyse(optimal)
+    assert analysis.method == "solver"
+    assert analysis.decisions and all(d.loss == 0 for d in analysis.decisions)
+    greedy = play_game(rules, [make_bot("greedy")], SeededDice(11)).to_record()
+    lost = analyse(greedy).players[0]
+    assert lost.loss > 0 and lost.mistakes > 0
+
+
+def test_analysis_counts_every_decision_but_forced_first_rolls() -> None:
+    record = load_record(EXAMPLES / "poker-dice-3p.json")
+    analysis = analyse(record)
+    expected = sum(len(turn["rolls"]) - 1 + 1 for turn in record["turns"])
+    assert len(analysis.decisions) == expected
+    assert all(d.loss >= 0 and d.best_value >= d.value - 1e-9 for d in analysis.decisions)
+    first = analysis.decisions[0]
+    assert first.turn == 1 and isinstance(first.action, Roll) and first.action.keep == (0, 4)
+    assert isinstance(analysis.decisions[1].action, Move)
+    totals = {p.seat: p.decisions for p in analysis.players}
+    assert sum(totals.values()) == expected
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([DICEPOKER, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_command_line_advise_and_analyse(tmp_path: Path) -> None:
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(_mid_turn("yahtzee-2p", 6, 1)))
+    result = run_cli("advise", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["player"] == "Bruno" and out["method"] == "solver"
+    assert out["best"]["value"] == max(o["value"] for o in out["options"])
+    assert {"action": "roll", "value": pytest.approx(out["options"][0]["value"])} == out["options"][
+        0
+    ]
+    result = run_cli("analyse", str(EXAMPLES / "school-3c-1p.json"), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["method"] == "expectimax" and report["players"][0]["name"] == "Diego"
+    bad = _mid_turn("yahtzee-2p", 6, 1)
+    bad["turns"][2]["rolls"][0]["dice"] = [9, 9, 9, 9, 9]
+    path.write_text(json.dumps(bad))
+    result = run_cli("analyse", str(path))
+    assert result.returncode == 1 and "turn 3" in result.stderr
+    finished = run_cli("advise", str(EXAMPLES / "yahtzee-2p.json"))
+    assert finished.returncode == 1 and "over" in finished.stderr
