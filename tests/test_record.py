@@ -23,6 +23,7 @@ from dicepoker.record import (
 from dicepoker.rules import get_rules
 from support import (
     LOCAL_EXAMPLES,
+    POKER_ROWS,
     PRESET_CASES,
     SHARED_EXAMPLES,
     YAHTZEE_ROWS,
@@ -559,21 +560,7 @@ def test_forfeit_in_a_record() -> None:
 
 
 def test_tiebreak_turns_follow_in_the_record() -> None:
-    rows = [
-        "nines",
-        "tens",
-        "jacks",
-        "queens",
-        "kings",
-        "aces",
-        "pair",
-        "two_pairs",
-        "three_of_a_kind",
-        "straight",
-        "full_house",
-        "four_of_a_kind",
-        "five_of_a_kind",
-    ]
+    rows = list(POKER_ROWS)
     turns: list[dict[str, Any]] = []
     for row in rows:
         for _ in range(2):
