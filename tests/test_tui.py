@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select
 
+from dicepoker.advisor import advise
 from dicepoker.bots import make_bot
 from dicepoker.dice import SeededDice
 from dicepoker.record import Game, replay
@@ -428,7 +429,7 @@ def test_six_columns_fit_80_columns_compact() -> None:
         assert layout.compact and layout.width <= 58, lang
 
 
-def test_hints_show_the_value_of_every_cell_now() -> None:
+def test_hints_show_the_advisors_expected_final_scores() -> None:
     async def scenario() -> None:
         session = _mid_game(turns=40)
         app = PlayApp(session, lang="en")
@@ -437,10 +438,9 @@ def test_hints_show_the_value_of_every_cell_now() -> None:
             assert "Hints" not in app.screen_text()
             await pilot.press("h")
             text = app.screen_text()
-            assert "Hints · gain now" in text
-            legal = view_of(app)["turn"]["legal"]
-            best = max(legal, key=lambda option: option["gain"])
-            assert f"+{best['gain']}" in text or best["gain"] <= 0
+            assert "Hints · expected final score" in text
+            best = f"{advise(session.state).best.value:.1f}".replace("-", "−")
+            assert best in text
             await pilot.press("question_mark")
             assert "Hints" not in app.screen_text()
 

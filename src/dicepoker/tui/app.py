@@ -850,14 +850,19 @@ class GameScreen(Screen[None]):
                 else Content.styled(words("No hints now."), MUTED)
             )
         best = hints[0].value if hints else 0.0
+        # Gains are signed (+12); an advisor with `signed = False` gives scores (247.1).
+        signed = bool(getattr(advisor, "signed", True))
         for hint in hints:
             label = action_words(words, view, hint.action)
             points = ""
             if hint.points is not None and hint.action.startswith("score"):
                 points = f" {hint.points}" + (" ×2" if hint.doubled else "")
             line = Content.assemble((label, "bold" if hint.value == best else ""), (points, MUTED))
-            value = Content.styled(_number(hint.value), EARNED if hint.value == best else "")
-            lines.append(line.pad_right(max(1, 26 - line.cell_length)) + value)
+            text = _number(hint.value) if signed else f"{hint.value:.1f}".replace("-", "−")
+            value = Content.styled(text, EARNED if hint.value == best else "")
+            column = max(2, min(26, self.side_width - len(text) - 3))  # room for a scrollbar
+            line = line.truncate(column - 1, ellipsis=True)
+            lines.append(line.pad_right(max(1, column - line.cell_length)) + value)
         return Content("\n").join(lines)
 
     def _status_line(self) -> Content:

@@ -1,10 +1,12 @@
 """The hint panel's advice: a value for every option of the player to move.
 
-An `Advisor` turns a position into `Hint`s, best first. Until the solver-backed advisor lands,
-`ImmediateAdvisor` reads the view alone: each cell move the view lists in `turn.legal` with what
-it would change in the player's total now. A better advisor plugs in with `set_advisor` (or the
-`advisor=` argument of the app): it gets the view and, in local games, the engine state, and may
-value the rolls and holds as well.
+An `Advisor` turns a position into `Hint`s, best first. The app's advisor is
+`ExpectedScoreAdvisor`: in a local game (where the app has the engine state) it lists every roll,
+hold and cell move with the mover's expected final score from `dicepoker.advisor.advise` (the
+exact solver where it applies, else the expert's School expectimax). In a game of the web app the
+terminal has only the view, so it falls back to `ImmediateAdvisor`, which reads the view alone:
+each cell move the view lists in `turn.legal` with what it would change in the player's total now.
+Another advisor plugs in with `set_advisor` (or the `advisor=` argument of the app).
 """
 
 from __future__ import annotations
@@ -56,7 +58,69 @@ class ImmediateAdvisor:
         return hints
 
 
-_advisor: Advisor = ImmediateAdvisor()
+class ExpectedScoreAdvisor:
+    """The mover's expected final score after each option: every roll and hold (holds that keep
+    the same faces listed once) and every cell move, best first (a cell before a roll on a tie,
+    as `Advice.best` does). Without the engine state (a game of the web app) it gives
+    `fallback`'s hints; `title` names what the last call's values mean (the panel reads it after
+    asking for the hints, and `signed`: whether to write them as gains, +12)."""
+
+    TITLE = "expected final score"
+
+    def __init__(self, fallback: Advisor | None = None) -> None:
+        self.fallback: Advisor = fallback or ImmediateAdvisor()
+        self.title = self.fallback.title
+        self.signed = True  # the fallback's gains are signed (+12), scores are not (247.1)
+        self._last: tuple[GameState, list[Hint]] | None = None
+
+    def __call__(self, view: dict[str, Any], state: GameState | None) -> list[Hint]:
+        if state is None or state.finished:
+            hints = self.fallback(view, state)
+            self.title = self.fallback.title
+            self.signed = bool(getattr(self.fallback, "signed", True))
+            return hints
+        self.title = self.TITLE
+        self.signed = False
+        last = self._last
+        if last is None or last[0] is not state:
+            last = (state, self._hints(view, state))
+            self._last = last
+        return list(last[1])
+
+    @staticmethod
+    def _hints(view: dict[str, Any], state: GameState) -> list[Hint]:
+        from dicepoker.advisor import advise  # the value tables load on the first hint only
+        from dicepoker.engine import Move, Roll
+
+        turn = view.get("turn")
+        legal = turn.get("legal", []) if isinstance(turn, dict) else []
+        cells = {str(option.get("action")): option for option in legal if isinstance(option, dict)}
+        seen: set[tuple[int, ...]] = set()
+        ranked: list[tuple[float, bool, int, Hint]] = []
+        for index, option in enumerate(advise(state).options):
+            action = option.action
+            if isinstance(action, Roll):
+                faces = tuple(sorted(state.dice[p] for p in action.keep))
+                if faces in seen:
+                    continue  # the same faces kept: the same option
+                seen.add(faces)
+                hint = Hint(str(action), option.value)
+            elif isinstance(action, Move):
+                cell = cells.get(str(action), {})
+                hint = Hint(
+                    str(action),
+                    option.value,
+                    points=int(cell.get("points", 0) or 0),
+                    doubled=bool(cell.get("doubled")),
+                )
+            else:  # pragma: no cover - the advisor lists rolls and moves only
+                continue
+            ranked.append((-option.value, not isinstance(action, Move), index, hint))
+        ranked.sort(key=lambda item: item[:3])
+        return [item[3] for item in ranked]
+
+
+_advisor: Advisor = ExpectedScoreAdvisor()
 
 
 def set_advisor(advisor: Advisor) -> None:

@@ -52,6 +52,21 @@ export function num(value) {
   return numberFormat.format(value);
 }
 
+const decimalFormats = new Map();
+/** A number with `digits` decimals in the page's language: 247.1, 247,1. */
+export function dec(value, digits = 1) {
+  if (!decimalFormats.has(digits)) {
+    decimalFormats.set(digits, new Intl.NumberFormat(LANG === "pt" ? "pt-BR" : LANG, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  }
+  return decimalFormats.get(digits).format(value);
+}
+
+/** A loss or a difference below the best, with a real minus sign: −3.2 (0.0 when none). */
+export function minus(value, digits = 1) {
+  const text = dec(Math.abs(value), digits);
+  return Number(text.replace(/[^0-9]/g, "")) === 0 ? text : `−${text}`;
+}
+
 /** A signed number with a real minus sign: +4, −200. */
 export function signed(value) {
   if (value > 0) return `+${num(value)}`;

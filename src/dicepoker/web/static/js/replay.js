@@ -1,6 +1,7 @@
 // The replay viewer (/replay/g/{id} and /replay/r/{id}): a game or an imported record, turn by
 // turn and roll by roll, from GET /api/{games|records}/{id}/position?turn=T&roll=R.
-import { $, api, clear, errorText, h, loadCatalog, num, presetName, rowLabel, t } from "./common.js";
+import { $, api, clear, errorText, h, loadCatalog, minus, num, presetName, rowLabel, t } from "./common.js";
+import { MISTAKE, actionNode, placeDecisions, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { DiceTray } from "./dice.js";
 import { drawSheets } from "./sheet.js";
 
@@ -15,6 +16,7 @@ let current = null; // the position shown
 let playing = null;
 let dice = null;
 let loading = false;
+let analysis = null; // {data, placed}: the analysis of the game, once loaded
 
 async function position(turn, roll) {
   const key = `${turn}:${roll}`;
@@ -169,6 +171,75 @@ function render() {
   $("#rp-next-turn").disabled = data.turn >= data.turns;
   $("#rp-last").disabled = data.turn >= data.turns;
   renderLog(rules.preset, players);
+  renderTurnAnalysis(rules);
+}
+
+/** The decisions of the turn shown, each with what it lost; the one made at this roll marked. */
+function renderTurnAnalysis(rules) {
+  const box = $("#turn-analysis");
+  const data = current;
+  const mine = analysis && data.turn < data.turns ? analysis.placed.filter((d) => d.turn === data.turn + 1) : [];
+  box.hidden = !mine.length;
+  clear(box);
+  if (!mine.length) return;
+  box.appendChild(h("p", { class: "ta-title" }, t("Analysis of this turn")));
+  const list = h("ol", { class: "ta-list" });
+  for (const d of mine) {
+    const mistake = d.loss > MISTAKE;
+    const here = data.roll === d.k + 1;
+    const best = d.loss <= 0;
+    list.appendChild(
+      h("li", { class: ["ta-item", mistake ? "mistake" : "", best ? "best" : "", here ? "here" : ""].join(" ").trim(), "aria-current": here ? "step" : null },
+        h("span", { class: "ta-when" }, t("after roll {n}", { n: num(d.k + 1) })),
+        h("span", { class: "ta-played" }, actionNode(rules.preset, d.action, d.dice, rules.face_labels)),
+        best
+          ? h("span", { class: "ta-verdict" }, t("best move"))
+          : h("span", { class: "ta-verdict" }, `${t("best")}: `, actionNode(rules.preset, d.best, d.dice, rules.face_labels)),
+        h("span", { class: "ta-loss" }, minus(d.loss)),
+        mistake ? h("span", { class: "tag ta-tag" }, t("mistake")) : null),
+    );
+  }
+  box.appendChild(list);
+}
+
+/** The analysis of the whole game (GET …/analysis) under the viewer, and per turn in it. */
+async function loadAnalysis() {
+  const box = $("#analysis");
+  box.hidden = false;
+  renderAnalysisMessage(box, t("Loading the analysis…"));
+  const result = await api("GET", `${base}/analysis`);
+  if (!result.ok || !result.data || !Array.isArray(result.data.players)) {
+    renderAnalysisMessage(box, t("The analysis is not available."));
+    return;
+  }
+  const data = result.data;
+  analysis = { data, placed: placeDecisions(data, record) };
+  const rules = current ? current.state.rules : null;
+  renderAnalysis(box, data, {
+    preset: rules ? rules.preset : data.variant,
+    faceLabels: rules ? rules.face_labels : null,
+    record,
+    href: (turn, roll) => `${location.pathname}?turn=${turn}&roll=${roll}`,
+    onJump: (turn, roll) => {
+      stop();
+      go(turn, roll);
+      $("#replay-position").scrollIntoView({ block: "center", behavior: "smooth" });
+    },
+  });
+  markLog();
+  if (current) render();
+}
+
+/** A turn of the log in which a mistake was made shows what its decisions lost. */
+function markLog() {
+  if (!analysis) return;
+  for (const item of $("#replay-log").children) {
+    const turn = Number(item.dataset.turn) + 1;
+    const lost = analysis.placed.filter((d) => d.turn === turn).reduce((sum, d) => sum + d.loss, 0);
+    const button = item.querySelector(".log-item");
+    if (!button || button.querySelector(".log-loss")) continue;
+    if (lost > MISTAKE) button.appendChild(h("span", { class: "log-loss", title: t("Expected points lost") }, minus(lost)));
+  }
 }
 
 function renderLog(preset, players) {
@@ -234,6 +305,7 @@ async function start() {
   const params = new URLSearchParams(location.search);
   await go(Number(params.get("turn")) || 0, Number(params.get("roll")) || 0);
   if (!current && !result.ok) $("#replay-error").textContent = errorText(result);
+  if (current) loadAnalysis();
 }
 
 start();

@@ -4,9 +4,11 @@
 // page acts for whichever of those seats is to move), or one spectator socket when it holds none.
 // It only ever draws the newest `state` the server sent; every rule stays on the server.
 import {
-  $, api, clear, copyText, errorText, ERROR_TEXT, forgetToken, h, levelName, loadCatalog,
-  loadTokens, num, prefersReducedMotion, presetName, rememberName, saveToken, savedName, t, toast,
+  $, api, clear, copyText, dec, errorText, ERROR_TEXT, forgetToken, h, levelName, loadCatalog,
+  loadTokens, minus, num, prefersReducedMotion, presetName, rememberName, saveToken, savedName, t,
+  toast,
 } from "./common.js";
+import { actionNode, isCellAction, keptPositions, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { DiceTray } from "./dice.js";
 import { drawSheets } from "./sheet.js";
 
@@ -287,6 +289,7 @@ function render() {
   renderPlayers(state);
   renderTurn(state);
   renderSheets(state);
+  renderAdvice(state);
   renderEnd(state);
   drawnOnce = true;
   // Keep keyboard focus where it was when the element it was on was redrawn.
@@ -531,8 +534,221 @@ function renderEnd(state) {
   $("#record-link").href = `/api/games/${encodeURIComponent(gameId)}/record`;
   $("#record-link").setAttribute("download", `dicepoker-${gameId}.json`);
   $("#replay-link").href = `/replay/g/${encodeURIComponent(gameId)}`;
+  if (!analysisAsked) loadAnalysis(state);
   // Announce the end to keyboard and screen reader users when it happens in front of them.
   if (wasHidden && drawnOnce) box.focus({ preventScroll: false });
+}
+
+// --- the analysis of a finished game (GET /api/games/{id}/analysis) -------------------------
+
+let analysisAsked = false;
+
+async function loadAnalysis(state) {
+  analysisAsked = true;
+  const box = $("#analysis");
+  box.hidden = false;
+  renderAnalysisMessage(box, t("Loading the analysis…"));
+  const base = `/api/games/${encodeURIComponent(gameId)}`;
+  const [result, record] = await Promise.all([api("GET", `${base}/analysis`), api("GET", `${base}/record`)]);
+  if (!result.ok || !result.data || !Array.isArray(result.data.players)) {
+    renderAnalysisMessage(box, t("The analysis is not available."));
+    return;
+  }
+  renderAnalysis(box, result.data, {
+    preset: state.rules.preset,
+    faceLabels: state.rules.face_labels,
+    record: record.ok ? record.data : null,
+    href: (turn, roll) => `/replay/g/${encodeURIComponent(gameId)}?turn=${turn}&roll=${roll}`,
+  });
+}
+
+// --- the hint: the advisor's values for the seat to move (GET /api/games/{id}/advice) --------
+
+const HINT_KEY = "dicepoker:hint";
+const hint = { on: savedHint(), data: null, asked: -1, failed: false, drawn: null };
+
+function savedHint() {
+  try {
+    return localStorage.getItem(HINT_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+function toggleHint() {
+  if (!mySeats().length) return;
+  hint.on = !hint.on;
+  try {
+    localStorage.setItem(HINT_KEY, hint.on ? "1" : "0");
+  } catch {
+    /* private mode: the choice lasts as long as the page */
+  }
+  hint.asked = -1;
+  hint.failed = false;
+  render();
+}
+
+/** Ask for the advice of the position drawn now; answers for an older position are dropped. */
+async function fetchAdvice() {
+  const seq = game.seq;
+  hint.asked = seq;
+  hint.failed = false;
+  const result = await api("GET", `/api/games/${encodeURIComponent(gameId)}/advice`);
+  if (hint.asked !== seq) return; // asked again since
+  const data = result.ok ? result.data : null;
+  if (data && typeof data.seq === "number" && Array.isArray(data.options)) {
+    if (data.seq >= game.seq) hint.data = data;
+  } else if (seq === game.seq) {
+    hint.failed = true;
+  }
+  render();
+}
+
+/** The action that rolls the dice not held now: "roll", "hold 0 3", or null (all five held). */
+function heldAction() {
+  const kept = [...held].filter((i) => i >= 0 && i < 5).sort((a, b) => a - b);
+  if (kept.length === 5) return null;
+  return kept.length ? `hold ${kept.join(" ")}` : "roll";
+}
+
+function bestOf(options, prefer) {
+  let best = null;
+  for (const option of options) {
+    if (!best || option.value > best.value + 1e-9) best = option;
+    else if (prefer && option.action === prefer && Math.abs(option.value - best.value) <= 1e-9) best = option;
+  }
+  return best;
+}
+
+/** "(−4.1)": how far `value` falls below the best option (nothing when it is as good). */
+function gapBelow(best, value) {
+  const gap = best === null ? 0 : best - value;
+  return gap > 0.05 ? h("span", { class: "adv-gap", title: t("{points} below the best option", { points: dec(gap) }) }, ` (${minus(gap)})`) : null;
+}
+
+function adviceLine(cls, label, content, value, extra) {
+  return h("p", { class: `adv-line ${cls}` },
+    cls.includes("top") ? h("span", { class: "adv-star", "aria-hidden": "true" }, "★") : null,
+    h("span", { class: "adv-label" }, label),
+    " ",
+    content,
+    value === null ? null : h("span", { class: "adv-arrow", "aria-hidden": "true" }, " → "),
+    value === null ? null : h("span", { class: "sr-only" }, `, ${t("expected final score")} `),
+    value === null ? null : h("span", { class: "adv-value" }, dec(value)),
+    extra || null);
+}
+
+function renderAdvice(state) {
+  const turn = myTurn();
+  const player = mySeats().length > 0 && game.status === "running" && !state.finished;
+  const button = $("#hint-button");
+  button.hidden = !player;
+  button.setAttribute("aria-pressed", hint.on ? "true" : "false");
+  const panel = $("#advice");
+  const on = hint.on && Boolean(turn);
+  panel.hidden = !on;
+  $("#table-layout").classList.toggle("hinting", on);
+  for (const die of document.querySelectorAll("#dice .die.advised")) die.classList.remove("advised");
+  $("#dice").classList.remove("stop-best");
+  if (!on) {
+    hint.drawn = null;
+    return;
+  }
+  if ((!hint.data || hint.data.seq !== game.seq) && hint.asked !== game.seq) fetchAdvice();
+  const data = hint.data && hint.data.seq === game.seq && hint.data.seat === turn.seat ? hint.data : null;
+  const rules = state.rules;
+  const preset = rules.preset;
+  const faces = rules.face_labels;
+  const options = data ? data.options : [];
+  const rolls = options.filter((o) => !isCellAction(o.action));
+  const cells = options.filter((o) => isCellAction(o.action));
+  const chosen = turn.rolls > 0 ? heldAction() : "roll";
+  const bestRoll = bestOf(rolls, chosen);
+  const bestCell = bestOf(cells, null);
+  const stop = data && data.best ? isCellAction(data.best.action) : false;
+  const top = data && data.best ? data.best.value : null; // the best option's value (★)
+
+  // The dice the best hold keeps, and the value of every cell that may be filled now.
+  if (bestRoll && turn.rolls > 0) {
+    $("#dice").classList.toggle("stop-best", stop); // the best hold, though stopping is better
+    const dice = document.querySelectorAll("#dice .die");
+    for (const index of keptPositions(bestRoll.action)) {
+      const die = dice[index];
+      if (!die) continue;
+      die.classList.add("advised");
+      die.setAttribute("aria-label", `${die.getAttribute("aria-label")}, ${t("the hint keeps it")}`);
+    }
+  }
+  if (bestCell) {
+    const values = new Map(cells.map((o) => [o.action, o.value]));
+    for (const move of document.querySelectorAll("#main-sheet td.legal button.move")) {
+      const action = move.dataset.action;
+      if (!values.has(action)) continue;
+      const value = values.get(action);
+      const best = action === bestCell.action;
+      const gap = bestCell.value - value;
+      move.classList.add("advised-cell");
+      move.classList.toggle("advised-best", best);
+      move.appendChild(h("span", { class: "adv", "aria-hidden": "true" }, best ? "★" : minus(gap)));
+      const said = best
+        ? `${t("best cell")}, ${t("expected final score")} ${dec(value)}`
+        : `${t("expected final score")} ${dec(value)}, ${t("{points} below the best cell", { points: dec(gap) })}`;
+      move.setAttribute("aria-label", `${move.getAttribute("aria-label") || ""}; ${said}`);
+      move.title = `${t("expected final score")}: ${dec(value)}`;
+      move.dataset.value = String(value);
+    }
+  }
+
+  // The panel, redrawn only when what it says changes.
+  const key = JSON.stringify([game.seq, data ? data.seq : null, hint.failed, chosen, turn.rolls, pending ? 1 : 0]);
+  if (key === hint.drawn) return;
+  hint.drawn = key;
+  clear(panel);
+  const head = h("p", { class: "adv-head" }, h("span", { class: "adv-title" }, t("Hint")), h("span", { class: "adv-caption" }, t("expected final score")));
+  panel.appendChild(head);
+  if (!data) {
+    panel.appendChild(h("p", { class: "adv-line muted-line" }, hint.failed ? t("The hint is not available now.") : t("Thinking…")));
+    return;
+  }
+  if (turn.rolls === 0) {
+    if (bestRoll) panel.appendChild(adviceLine("adv-roll top", t("Roll"), null, bestRoll.value));
+    return;
+  }
+  if (bestRoll) {
+    const canApply = turn.can_hold && !pending && bestRoll.action !== chosen;
+    const apply = canApply
+      ? h("button", {
+        type: "button",
+        class: "btn small adv-apply",
+        title: t("Hold the dice the hint keeps"),
+        onclick: () => {
+          held.clear();
+          for (const index of keptPositions(bestRoll.action)) held.add(index);
+          render();
+        },
+      }, t("Apply"))
+      : null;
+    const gap = stop ? gapBelow(top, bestRoll.value) : null;
+    panel.appendChild(adviceLine(`adv-hold ${stop ? "" : "top"}`, t("Best roll:"), actionNode(preset, bestRoll.action, turn.dice, faces), bestRoll.value, [gap, apply]));
+    const mine = chosen === null ? null : rolls.find((o) => o.action === chosen);
+    if (chosen === null) {
+      panel.appendChild(h("p", { class: "adv-line adv-mine" }, h("span", { class: "adv-label" }, t("Your choice:")), " ", t("All dice held")));
+    } else if (mine) {
+      panel.appendChild(adviceLine("adv-mine", t("Your choice:"), actionNode(preset, mine.action, turn.dice, faces), mine.value, gapBelow(top, mine.value)));
+    }
+  }
+  if (bestCell) {
+    panel.appendChild(adviceLine(`adv-cell ${stop ? "top" : ""}`, t("Best cell:"), actionNode(preset, bestCell.action, turn.dice, faces), bestCell.value, stop ? null : gapBelow(top, bestCell.value)));
+    if (bestRoll) {
+      const gap = bestRoll.value - bestCell.value;
+      const text = gap > 0.05
+        ? t("Rolling again beats stopping by {points}.", { points: dec(gap) })
+        : gap < -0.05
+          ? t("Stopping beats rolling again by {points}.", { points: dec(-gap) })
+          : t("Stopping and rolling again are worth the same.");
+      panel.appendChild(h("p", { class: `adv-line adv-verdict ${gap > 0.05 ? "roll" : "stop"}` }, text));
+    }
+  }
 }
 
 function showNotFound() {
@@ -559,6 +775,13 @@ function onKey(event) {
   const target = event.target;
   if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
   const key = event.key;
+  if (key === "h" || key === "H") {
+    if (mySeats().length) {
+      toggleHint();
+      event.preventDefault();
+    }
+    return;
+  }
   if (/^[1-5]$/.test(key)) {
     toggle(Number(key) - 1);
     event.preventDefault();
@@ -655,6 +878,7 @@ async function start() {
   dice = new DiceTray($("#dice"), toggle);
   $("#roll-button").addEventListener("click", roll);
   $("#auto-button").addEventListener("click", autoPlay);
+  $("#hint-button").addEventListener("click", toggleHint);
   $("#join-form").addEventListener("submit", join);
   $("#share-button").addEventListener("click", share);
   $("#share-copy").addEventListener("click", share);
