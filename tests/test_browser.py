@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     GOLDEN,
     WORDS,
     Api,
@@ -41,28 +39,6 @@ expect.set_options(timeout=15_000)
 
 OpenPerson = Callable[..., Person]
 XSS = "<script>alert(1)</script>"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = LiveServer(str(tmp_path_factory.mktemp("browser") / "games.db"), bot_delay=0.0).start()
-    yield live
-    live.stop()
-
-
-@pytest.fixture(scope="module")
-def api(server: LiveServer) -> Iterator[Api]:
-    client = Api(server)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -12,14 +12,14 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, Api, Person, screenshot, shown_dice
+from browser_support import Api, Person, screenshot, shown_dice
 from dicepoker.advisor import advise
 from dicepoker.bots import make_bot
 from dicepoker.dice import SeededDice
@@ -38,28 +38,6 @@ expect.set_options(timeout=15_000)
 CELL_VERBS = ("score", "strike", "zero")
 #: A value on the page has one decimal: allow for its rounding.
 SHOWN = 0.051
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = LiveServer(str(tmp_path_factory.mktemp("hints") / "games.db"), bot_delay=0.0).start()
-    yield live
-    live.stop()
-
-
-@pytest.fixture(scope="module")
-def api(server: LiveServer) -> Iterator[Api]:
-    client = Api(server)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def shown_number(text: str) -> float:

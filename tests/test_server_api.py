@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,6 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from dicepoker.record import replay, summary
 from live_server import LiveServer
 from ws_client import Player
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = LiveServer(str(tmp_path_factory.mktemp("db") / "games.db")).start()
-    yield live
-    live.stop()
 
 
 def create(server: LiveServer, seats: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:

@@ -1,0 +1,37 @@
+"""Fixtures shared by the modules that need a real server or a real browser.
+
+Each is module-scoped: one `dicepoker serve` process (bots instant) on its own SQLite file, one
+HTTP client kept open against it, and one Debian chromium per test module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from browser_support import CHROMIUM, CHROMIUM_ARGS, Api
+from live_server import LiveServer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = LiveServer(str(tmp_path_factory.mktemp("db") / "games.db"), bot_delay=0.0).start()
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def api(server: LiveServer) -> Iterator[Api]:
+    client = Api(server)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
