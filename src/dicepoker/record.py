@@ -28,6 +28,7 @@ from dicepoker.engine import (
     parse_action,
     ranking,
     sheet_breakdown,
+    winner,
 )
 from dicepoker.rules import Rules, RulesError, find_preset, get_rules
 
@@ -348,7 +349,8 @@ def summary(state: GameState) -> dict[str, Any]:
         per_seat += ["yahtzee_bonus", "jokers"]
     for key in per_seat:
         out[key] = [p[key] for p in players]
-    out["winner"] = state.players[state.winner] if state.winner is not None else _sole_leader(state)
+    won = winner(state)
+    out["winner"] = state.players[won] if won is not None else None
     if state.stage:
         out["tiebreak"] = {
             "game": state.stage,
@@ -366,10 +368,3 @@ def summary(state: GameState) -> dict[str, Any]:
             "rolls_left": state.rolls_left,
         }
     return out
-
-
-def _sole_leader(state: GameState) -> str | None:
-    if not state.finished:
-        return None
-    first = [standing for standing in ranking(state) if standing.place == 1]
-    return first[0].name if len(first) == 1 else None

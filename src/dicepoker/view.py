@@ -20,6 +20,7 @@ from dicepoker.engine import (
     sheet_breakdown,
     star_status,
     upper_total,
+    winner,
 )
 from dicepoker.rules import Rules
 
@@ -119,16 +120,6 @@ def rules_view(rules: Rules) -> dict[str, Any]:
         "yahtzee_bonus": rules.extra_yahtzee is not None,
         "turn_seconds": rules.turn_seconds,
     }
-
-
-def winner(state: GameState) -> int | None:
-    """The seat that won a finished game, or None (not finished, or first place shared)."""
-    if not state.finished:
-        return None
-    if state.winner is not None:
-        return state.winner
-    first = [standing.seat for standing in ranking(state) if standing.place == 1]
-    return first[0] if len(first) == 1 else None
 
 
 def game_view(state: GameState) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from dicepoker.engine.core import (
     star_status,
     totals,
     upper_total,
+    winner,
 )
 from dicepoker.engine.errors import (
     GameOverError,
@@ -78,4 +79,5 @@ __all__ = [
     "star_status",
     "totals",
     "upper_total",
+    "winner",
 ]

@@ -572,6 +572,16 @@ def ranking(state: GameState) -> list[Standing]:
     return standings
 
 
+def winner(state: GameState) -> int | None:
+    """The seat that won a finished game, or None (not finished, or first place shared)."""
+    if not state.finished:
+        return None
+    if state.winner is not None:
+        return state.winner
+    first = [standing.seat for standing in ranking(state) if standing.place == 1]
+    return first[0] if len(first) == 1 else None
+
+
 @dataclass(frozen=True, slots=True)
 class MovePreview:
     """What a legal cell move would do now: the cell's points (doubling included), whether it
@@ -702,4 +712,5 @@ __all__ = [
     "star_status",
     "totals",
     "upper_total",
+    "winner",
 ]
