@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import make_url, text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
+#: Tests play far faster than people: their servers run without rate limits unless a test
+#: (tests/test_security.py) asks for them.
+NO_LIMITS = ("--ws-rate", "0", "--http-rate", "0")
 
 
 def free_port() -> int:
@@ -21,6 +28,29 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def redis_url() -> str:
+    """The test Redis that `scripts/services` starts."""
+    url = os.environ.get("DICEPOKER_TEST_REDIS")
+    if not url:
+        raise RuntimeError("DICEPOKER_TEST_REDIS is not set: run the tests with ./scripts/test")
+    return url
+
+
+def fresh_postgres_database() -> str:
+    """The URL of a new, empty PostgreSQL database (so tests and runs never collide)."""
+    base = make_url(postgres_url())
+    name = f"t_{uuid.uuid4().hex[:12]}"
+
+    async def make() -> None:
+        engine = create_async_engine(base, isolation_level="AUTOCOMMIT")
+        async with engine.connect() as connection:
+            await connection.execute(text(f"CREATE DATABASE {name}"))
+        await engine.dispose()
+
+    asyncio.run(make())
+    return base.set(database=name).render_as_string(hide_password=False)
 
 
 def postgres_url() -> str:
@@ -42,6 +72,9 @@ class LiveServer:
     bot_delay: float = 0.0
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    redis: str | None = None  # several processes share games through this Redis
+    lease_ms: int | None = None  # how soon another process takes over bots and clocks
+    limits: tuple[str, ...] = NO_LIMITS  # `dicepoker serve` options of the limits
 
     @property
     def url(self) -> str:
@@ -62,7 +95,15 @@ class LiveServer:
             "--bot-delay",
             str(self.bot_delay),
         ]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if self.redis:
+            command += ["--redis-url", self.redis]
+        command += self.limits
+        env = dict(os.environ)
+        if self.lease_ms is not None:
+            env["DICEPOKER_LEASE_MS"] = str(self.lease_ms)
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -5,35 +5,16 @@ A restarted server continues every unfinished game from its event log, bots incl
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import make_url, text
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from dicepoker.record import replay, summary
-from live_server import LiveServer, postgres_url
+from live_server import LiveServer, fresh_postgres_database
 from ws_client import Player
-
-
-def _fresh_postgres_database() -> str:
-    """The URL of a new, empty PostgreSQL database (so test runs never collide)."""
-    base = make_url(postgres_url())
-    name = f"t_{uuid.uuid4().hex[:12]}"
-
-    async def make() -> None:
-        engine = create_async_engine(base, isolation_level="AUTOCOMMIT")
-        async with engine.connect() as connection:
-            await connection.execute(text(f"CREATE DATABASE {name}"))
-        await engine.dispose()
-
-    asyncio.run(make())
-    return base.set(database=name).render_as_string(hide_password=False)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -41,7 +22,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield str(tmp_path / "games.db")
     else:
-        yield _fresh_postgres_database()
+        yield fresh_postgres_database()
 
 
 def _has_seq(seq: int, message: dict[str, Any]) -> bool:

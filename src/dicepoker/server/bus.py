@@ -1,0 +1,172 @@
+"""How server processes hear of each other's moves: a message bus, and who drives bots and clocks.
+
+One process needs neither (`LocalBus`). Several processes sharing one PostgreSQL database use
+Redis (`RedisBus`): every committed event is published on the game's channel, and every process
+that holds the game applies it and tells its own WebSocket clients. The bus only *tells*; the
+database decides: an event exists once it is committed with the game's next `seq`, so a lost or
+late bus message can only delay a process, which then catches up from the database.
+
+Bots and turn clocks must act once, not once per process: a process drives a game's bots and
+clock only while it holds the game's lease (a Redis key with an expiry, renewed at each action);
+when its holder dies the lease runs out and another process takes over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+log = logging.getLogger("dicepoker.server")
+
+CHANNEL = "dicepoker:game:"
+LEASE = "dicepoker:lease:"
+LEASE_MS = int(os.environ.get("DICEPOKER_LEASE_MS", "10000"))
+
+# Take the lease when it is free, extend it when it is ours; never take it from a live holder.
+_CLAIM = """
+local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+"""
+
+Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+class Bus(Protocol):
+    """What the hub needs from a bus."""
+
+    process_id: str
+    shared: bool  # other processes may act on the same games
+
+    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        """Deliver other processes' messages to `handler(game_id, message)` from now on."""
+
+    async def close(self) -> None: ...
+
+    async def publish(self, game_id: str, message: dict[str, Any]) -> None: ...
+
+    async def claim(self, game_id: str) -> bool:
+        """Whether this process may drive the game's bots and clock now (taking or renewing)."""
+        ...
+
+
+class LocalBus:
+    """One process: nobody to tell, and every game's bots and clocks are this process's."""
+
+    shared = False
+
+    def __init__(self) -> None:
+        self.process_id = f"{os.getpid()}-{secrets.token_hex(4)}"
+
+    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
+        return None
+
+    async def claim(self, game_id: str) -> bool:
+        return True
+
+
+class RedisBus:
+    """Redis pub/sub between processes (`redis.asyncio`), and leases as expiring keys."""
+
+    shared = True
+
+    def __init__(self, url: str, lease_ms: int = LEASE_MS) -> None:
+        import redis.asyncio as redis
+
+        self.url = url
+        self.lease_ms = lease_ms
+        self.process_id = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self.client = redis.Redis.from_url(url, socket_connect_timeout=5)
+        self._claim = self.client.register_script(_CLAIM)
+        self._reader: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        await self.client.ping()  # a wrong URL fails the start, not the first move
+        self._reader = asyncio.create_task(self._read(handler, on_reconnect), name="redis-bus")
+        await self._ready.wait()
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        await self.client.aclose()
+
+    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
+        payload = json.dumps({**message, "origin": self.process_id}, separators=(",", ":"))
+        try:
+            await self.client.publish(CHANNEL + game_id, payload)
+        except Exception as exc:  # the move is committed; others catch up from the database
+            log.warning("redis publish for game %s failed: %s", game_id, exc)
+
+    async def claim(self, game_id: str) -> bool:
+        try:
+            return bool(
+                await self._claim(keys=[LEASE + game_id], args=[self.process_id, self.lease_ms])
+            )
+        except Exception as exc:
+            log.warning("redis lease for game %s failed: %s", game_id, exc)
+            return False
+
+    async def _read(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        """Listen to every game's channel; after a lost connection, resubscribe and catch up."""
+        first = True
+        delay = 0.1
+        while True:
+            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.psubscribe(CHANNEL + "*")
+                self._ready.set()
+                if not first:
+                    await on_reconnect()  # messages may have been missed meanwhile
+                first = False
+                delay = 0.1
+                async for message in pubsub.listen():
+                    if message.get("type") != "pmessage":
+                        continue
+                    await self._deliver(handler, message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("redis bus connection lost (%s); reconnecting", exc)
+                await asyncio.sleep(delay)  # back off before reconnecting
+                delay = min(delay * 2, 5.0)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _deliver(self, handler: Handler, message: dict[str, Any]) -> None:
+        channel = message["channel"]
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        try:
+            data = json.loads(message["data"])
+        except ValueError:
+            log.warning("ignored a malformed bus message on %s", channel)
+            return
+        if not isinstance(data, dict) or data.get("origin") == self.process_id:
+            return
+        try:
+            await handler(str(channel).removeprefix(CHANNEL), data)
+        except Exception:
+            log.exception("handling a bus message for %s failed", channel)
+
+
+def make_bus(redis_url: str | None) -> Bus:
+    return RedisBus(redis_url) if redis_url else LocalBus()

@@ -1,0 +1,171 @@
+"""Several server processes on one PostgreSQL database, with events fanned out through Redis.
+
+Players of one game connected to different processes see each other's moves; intents that race
+through two processes are applied once; bots are driven by one process at a time and another
+takes over when it dies.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from dicepoker.record import replay, summary
+from dicepoker.rules import get_rules
+from live_server import LiveServer, fresh_postgres_database, redis_url
+from ws_client import Player
+
+
+@pytest.fixture
+def pair() -> Iterator[tuple[LiveServer, LiveServer]]:
+    database = fresh_postgres_database()
+    first = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
+    second = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
+    try:
+        yield first, second
+    finally:
+        first.stop()
+        second.stop()
+
+
+def _create(server: LiveServer, seats: list[dict[str, Any]], columns: int = 1) -> dict[str, Any]:
+    response = server.post(
+        "/api/games", {"variant": "school", "options": {"columns": columns}, "seats": seats}
+    )
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
+
+
+def test_players_on_two_processes_play_a_whole_game(pair: tuple[LiveServer, LiveServer]) -> None:
+    first, second = pair
+    body = _create(first, HUMANS)
+    ana = Player(first.ws_url, body["id"], body["seats"][0]["token"])
+    bea = Player(second.ws_url, body["id"], body["seats"][1]["token"])
+    try:
+        players = [ana, bea]
+        while not ana.state["finished"]:
+            mover = players[ana.state["turn"]["seat"]]
+            other = players[1 - ana.state["turn"]["seat"]]
+            before = mover.seq
+            mover.play_turn()
+            # The other process heard of every event, in order, with the same state.
+            other.until(lambda m, seq=mover.seq: m.get("seq") == seq)
+            assert other.state == mover.state
+            assert mover.seq > before
+        assert bea.state["finished"]
+        records = [server.get(f"/api/games/{body['id']}/record") for server in pair]
+        assert records[0] == records[1]
+        assert summary(replay(records[0]).state)["finished"]
+    finally:
+        ana.close()
+        bea.close()
+
+
+def test_a_seat_taken_through_one_process_is_seen_by_the_other(
+    pair: tuple[LiveServer, LiveServer],
+) -> None:
+    first, second = pair
+    body = _create(first, [{"kind": "human", "name": "Ana"}, {"kind": "human"}])
+    watcher = Player(second.ws_url, body["id"])
+    try:
+        joined = first.post(f"/api/games/{body['id']}/join", {"name": "Bea"})
+        assert joined.status_code == 200, joined.text
+        seats = watcher.until(lambda m: m["type"] == "seats")
+        assert seats["status"] == "running"
+        assert [seat["name"] for seat in seats["seats"]] == ["Ana", "Bea"]
+        again = second.post(f"/api/games/{body['id']}/join", {"name": "Cy"})
+        assert again.status_code == 409
+        assert again.json()["error"]["code"] == "no_open_seat"
+    finally:
+        watcher.close()
+
+
+def test_racing_intents_through_two_processes_apply_once(
+    pair: tuple[LiveServer, LiveServer],
+) -> None:
+    """Two tabs of one seat on two processes send the same intent at the same moment."""
+    first, second = pair
+    body = _create(first, HUMANS, columns=2)
+    token = body["seats"][0]["token"]
+    tabs = [Player(first.ws_url, body["id"], token), Player(second.ws_url, body["id"], token)]
+    bea = Player(second.ws_url, body["id"], body["seats"][1]["token"])
+    try:
+        for _round in range(12):
+            seq = tabs[0].seq
+            assert tabs[1].seq == seq
+            barrier = threading.Barrier(2)
+
+            def send(
+                tab: Player, ref: str, barrier: threading.Barrier = barrier, seq: int = seq
+            ) -> None:
+                barrier.wait()
+                tab.send({"type": "act", "action": "roll", "seq": seq, "ref": ref})
+
+            refs = [f"round {_round} tab {n}" for n in range(2)]
+            marks = [len(tab.seen) for tab in tabs]
+            threads = [
+                threading.Thread(target=send, args=(tab, ref))
+                for tab, ref in zip(tabs, refs, strict=True)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            refused = []
+            for tab, ref, mark in zip(tabs, refs, marks, strict=True):
+                # A connection answers its messages in order: after the pong, the intent's
+                # refusal (if any) has arrived.
+                tab.send({"type": "ping"})
+                tab.until(lambda m: m["type"] == "pong")
+                while tab.seq <= seq:  # the event may come after the pong (through the bus)
+                    tab.recv()
+                refused += [m for m in tab.seen[mark:] if m.get("ref") == ref]
+            # Exactly one tab's intent became event seq + 1; the other was refused.
+            assert [m["code"] for m in refused] == ["stale"], refused
+            assert tabs[0].state == tabs[1].state
+            events = first.get(f"/api/games/{body['id']}/record")["turns"]
+            assert len(events[-1]["rolls"]) == 1
+            # Finish the turn from one tab so that the next round races a fresh first roll.
+            legal = tabs[0].state["turn"]["legal"]
+            best = max(legal, key=lambda option: option["gain"])
+            assert tabs[0].act(best["action"], tabs[0].seq)["type"] == "event"
+            bea.until(lambda m: m.get("seq") == tabs[0].seq)
+            bea.play_turn()
+            for tab in tabs:
+                tab.until(lambda m: m.get("seq") == bea.seq)
+    finally:
+        for player in (*tabs, bea):
+            player.close()
+
+
+def test_bots_move_once_and_another_process_takes_over(
+    pair: tuple[LiveServer, LiveServer],
+) -> None:
+    first, second = pair
+    body = _create(first, [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}])
+    ana = Player(second.ws_url, body["id"], body["seats"][0]["token"])
+    try:
+        turns = 0
+        while not ana.state["finished"]:
+            if ana.my_turn():
+                ana.play_turn()
+                turns += 1
+                if turns == 3:
+                    # Whichever process drives the bot dies; the other takes it over.
+                    first.stop(kill=True)
+                continue
+            ana.recv(timeout=30)
+        record = second.get(f"/api/games/{body['id']}/record")
+        result = summary(replay(record).state)
+        assert result["finished"]
+        # Every turn of both seats is there once: no move was made twice by two processes.
+        assert len(record["turns"]) == 2 * get_rules("school", {"columns": 1}).cells
+    finally:
+        ana.close()
