@@ -158,6 +158,32 @@ def analyse_command(
 app.command("analyze", hidden=True)(analyse_command)
 
 
+@app.command("verify")
+def verify_command(
+    file: Annotated[Path, typer.Argument(help="A game record (JSON); '-' reads standard input.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Check that a record's dice are the ones its commitment promised (docs/fair-dice.md).
+
+    Exit status 0 when every roll matches, 1 otherwise (with the first differing turn and roll).
+    """
+    from dicepoker.fair import verify_record
+
+    try:
+        record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
+    except RecordError as exc:
+        fail(str(exc))
+    result = verify_record(record)
+    if as_json:
+        typer.echo(json.dumps(result.as_json(), ensure_ascii=False))
+        if not result.ok:
+            raise typer.Exit(1)
+        return
+    if not result.ok:
+        fail(result.message)
+    typer.echo(result.message)
+
+
 @app.command("simulate")
 def simulate_command(
     preset: Annotated[str, typer.Argument(help="school, yahtzee, yahtzee15 or poker-dice.")],

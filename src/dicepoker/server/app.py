@@ -24,6 +24,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from dicepoker.bots import LEVELS
 from dicepoker.engine import GameState
+from dicepoker.fair import verify_record
 from dicepoker.record import (
     MAX_RECORD_BYTES,
     RecordError,
@@ -241,6 +242,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         live = await live_or_404(game_id)
         return await asyncio.to_thread(_analyse, live.game.to_record())
 
+    @app.get("/api/games/{game_id}/verify")
+    async def game_verify(game_id: str) -> dict[str, Any]:
+        """The fair-dice check of a finished game (its seed is revealed only at the end)."""
+        live = await live_or_404(game_id)
+        if not live.game.state.finished:
+            raise Refusal("not_finished", "the dice seed is revealed when the game is over", 409)
+        return (await asyncio.to_thread(verify_record, live.game.to_record())).as_json()
+
     # --- records ---------------------------------------------------------------------------
 
     @app.post("/api/records", status_code=201, response_model=None)
@@ -276,6 +285,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/records/{record_id}/analysis")
     async def record_analysis(record_id: str) -> dict[str, Any]:
         return await asyncio.to_thread(_analyse, await stored_record(record_id))
+
+    @app.get("/api/records/{record_id}/verify")
+    async def record_verify(record_id: str) -> dict[str, Any]:
+        record = await stored_record(record_id)
+        return (await asyncio.to_thread(verify_record, record)).as_json()
 
     @app.get("/api/records/{record_id}/position")
     async def record_position(record_id: str, turn: int = 0, roll: int = 0) -> dict[str, Any]:

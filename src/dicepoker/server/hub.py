@@ -30,6 +30,7 @@ from dicepoker.engine import (
     parse_action,
 )
 from dicepoker.engine import apply as engine_apply
+from dicepoker.fair import RECORD_KEY, FairDice, commitment, new_seed, record_entry
 from dicepoker.record import Game
 from dicepoker.rules import Rules, RulesError, get_rules
 from dicepoker.server.models import GameRow, iso_utc
@@ -88,6 +89,9 @@ class LiveGame:
     clock_task: asyncio.Task[None] | None = None
     clock_key: tuple[int, int] | None = None
     deadline: float | None = None
+    # Fair dice (docs/fair-dice.md): the secret seed never leaves the server before the end.
+    dice_seed: str | None = field(default=None, repr=False)
+    dice_commitment: str | None = None
 
     @property
     def state_view(self) -> dict[str, Any]:
@@ -119,8 +123,26 @@ class LiveGame:
             "seconds": self.turn_seconds,
         }
 
+    def fair_dice(self) -> dict[str, str] | None:
+        """The public fair-dice entry: the commitment, and the seed once the game is over."""
+        if self.dice_commitment is None:
+            return None
+        over = self.game.state.finished
+        return record_entry(self.dice_commitment, self.dice_seed if over else None)
+
+    def sync_fair_dice(self) -> None:
+        """Keep the record's `fair_dice` entry in step (the seed is added at the end)."""
+        entry = self.fair_dice()
+        if entry is not None:
+            self.game.extra[RECORD_KEY] = entry
+
     def meta(self) -> dict[str, Any]:
-        return {"status": self.status, "seats": self.public_seats(), "clock": self.clock()}
+        return {
+            "status": self.status,
+            "seats": self.public_seats(),
+            "clock": self.clock(),
+            "fair_dice": self.fair_dice(),
+        }
 
 
 def _status(seats: list[dict[str, Any]], finished: bool) -> str:
@@ -139,11 +161,14 @@ class Hub:
         store: Store,
         *,
         bot_delay: float = 0.6,
-        dice_factory: Callable[[], DiceSource] = SecretDice,
+        dice_factory: Callable[[], DiceSource] | None = None,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
-        self.dice = dice_factory()
+        # Live games derive their dice from a committed seed; a `dice_factory` (tests) replaces
+        # that, and its games carry no commitment. Games older than the seeds use SecretDice.
+        self.commit_dice = dice_factory is None
+        self.dice: DiceSource = dice_factory() if dice_factory is not None else SecretDice()
         self.games: dict[str, LiveGame] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._closing = False
@@ -213,6 +238,7 @@ class Hub:
                 stored_seats.append({"kind": "human", "name": None})
                 tokens.append(None)
         game_id = secrets.token_urlsafe(8)
+        seed = new_seed() if self.commit_dice else None
         clock = rules.turn_seconds if variant == "poker-dice" else int(turn_seconds or 0)
         status = _status(stored_seats, False)
         row = GameRow(
@@ -223,6 +249,8 @@ class Hub:
             status=status,
             seq=0,
             turn_seconds=clock,
+            dice_seed=seed,
+            dice_commitment=commitment(seed) if seed is not None else None,
         )
         await self.store.create_game(row)
         live = self._live_from(row, [])
@@ -247,7 +275,10 @@ class Hub:
             seq=row.seq,
             turn_seconds=row.turn_seconds,
             created_at=iso_utc(row.created_at) or "",
+            dice_seed=row.dice_seed,
+            dice_commitment=row.dice_commitment,
         )
+        live.sync_fair_dice()
         live.bots = {
             n: make_bot(seat["level"]) for n, seat in enumerate(row.seats) if seat["kind"] == "bot"
         }
@@ -344,7 +375,8 @@ class Hub:
                 "stale", f"the game has moved on (seq {live.seq}; your view is at {expected_seq})"
             )
         before = live.game.state
-        dice = RecordingDice(self.dice)
+        fair = FairDice(live.dice_seed).for_action(before, action) if live.dice_seed else None
+        dice = RecordingDice(fair or self.dice)
         try:
             after = engine_apply(before, action, dice, seat=seat)
         except IllegalActionError as exc:
@@ -360,6 +392,7 @@ class Hub:
         live.game.advance(action, after, auto=auto)
         live.seq = stored.seq
         live.status = status
+        live.sync_fair_dice()
         self._update_clock(live)
         self._broadcast(
             live,

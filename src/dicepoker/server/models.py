@@ -42,6 +42,10 @@ class GameRow(Base):
     turn_seconds: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Fair dice (docs/fair-dice.md): the secret seed (64 hex, never sent before the game is over)
+    # and its public SHA-256 commitment; both null for games made before migration 0002.
+    dice_seed: Mapped[str | None] = mapped_column(String(64), nullable=True, default=None)
+    dice_commitment: Mapped[str | None] = mapped_column(String(64), nullable=True, default=None)
 
 
 class EventRow(Base):
