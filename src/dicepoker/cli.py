@@ -300,13 +300,46 @@ def serve_command(
     bot_delay: Annotated[
         float, typer.Option(min=0, help="Seconds a bot waits before each action (0: instant).")
     ] = 0.6,
+    ws_rate: Annotated[
+        float,
+        typer.Option(min=0, help="WebSocket messages a second per connection (0: no limit)."),
+    ] = 10.0,
+    ws_burst: Annotated[
+        int, typer.Option(min=1, help="WebSocket messages a connection may send at once.")
+    ] = 20,
+    http_rate: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Games, joins and record imports a second per client address (0: no limit).",
+        ),
+    ] = 0.5,
+    http_burst: Annotated[
+        int, typer.Option(min=1, help="Games, joins and imports a client address may make at once.")
+    ] = 20,
+    max_record_bytes: Annotated[
+        int, typer.Option(min=1024, help="Largest record the server imports, in bytes.")
+    ] = 1024 * 1024,
+    max_record_turns: Annotated[
+        int, typer.Option(min=1, help="Most turns a record the server imports may have.")
+    ] = 2000,
 ) -> None:
     """Start the web app (games, lobby, API, WebSocket) with its database migrated."""
     import uvicorn
 
     from dicepoker.server.app import Settings, create_app, default_database
 
-    app_ = create_app(Settings(database=db or default_database(), bot_delay=bot_delay))
+    settings = Settings(
+        database=db or default_database(),
+        bot_delay=bot_delay,
+        ws_rate=ws_rate,
+        ws_burst=ws_burst,
+        http_rate=http_rate,
+        http_burst=http_burst,
+        max_record_bytes=max_record_bytes,
+        max_record_turns=max_record_turns,
+    )
+    app_ = create_app(settings)
     typer.echo(f"dicepoker: serving on http://{host}:{port}", err=True)
     uvicorn.run(app_, host=host, port=port, log_level="warning", ws_max_size=64 * 1024)
 

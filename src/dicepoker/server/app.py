@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import Depends, FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -26,7 +26,6 @@ from dicepoker.bots import LEVELS
 from dicepoker.engine import GameState
 from dicepoker.fair import verify_record
 from dicepoker.record import (
-    MAX_RECORD_BYTES,
     RecordError,
     RecordTurnError,
     load_record,
@@ -34,16 +33,24 @@ from dicepoker.record import (
 )
 from dicepoker.rules import PRESETS, get_rules
 from dicepoker.server import protocol
-from dicepoker.server.hub import Hub, LiveGame, Refusal
+from dicepoker.server.hub import RESYNC, Hub, LiveGame, Refusal
 from dicepoker.server.models import iso_utc
 from dicepoker.server.protocol import CreateGame, JoinGame
+from dicepoker.server.security import (
+    CLOSE_RATE_LIMITED,
+    SECURITY_HEADERS,
+    ClientLimiter,
+    RateLimited,
+    SecurityHeaders,
+    SocketLimiter,
+    Verdict,
+)
 from dicepoker.server.store import Store
 from dicepoker.view import game_view, rules_view
 
 log = logging.getLogger("dicepoker.server")
 
 MAX_BODY_BYTES = 1024 * 1024
-MAX_IMPORT_TURNS = 2000
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -66,6 +73,15 @@ def default_database() -> str:
 class Settings:
     database: str
     bot_delay: float = 0.6
+    # Rate limits (security.py; 0 switches one off): messages per WebSocket connection, and
+    # requests that create something (games, joins, record imports) per client address.
+    ws_rate: float = 10.0
+    ws_burst: int = 20
+    http_rate: float = 0.5
+    http_burst: int = 20
+    # Imported records: at most this many bytes and turns.
+    max_record_bytes: int = 1024 * 1024
+    max_record_turns: int = 2000
 
 
 class BodyLimit:
@@ -135,7 +151,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="dicepoker", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.hub = hub
     app.state.store = store
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, limit=max(MAX_BODY_BYTES, settings.max_record_bytes))
+    app.add_middleware(SecurityHeaders)  # outermost: on every response, 413s included
+    creations = ClientLimiter(settings.http_rate, settings.http_burst)
+
+    async def limit_creations(request: Request) -> None:
+        """The per-address limit of the endpoints that create games, seats and records."""
+        wait = creations.check(request.client.host if request.client else "unknown")
+        if wait is not None:
+            raise RateLimited(wait)
+
+    creating = [Depends(limit_creations)]
 
     @app.exception_handler(Refusal)
     async def on_refusal(_request: Request, exc: Refusal) -> JSONResponse:
@@ -148,10 +174,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         message = f"{where}: {first.get('msg', 'invalid')}" if where else "invalid request"
         return _error(400, "bad_request", message)
 
+    @app.exception_handler(RateLimited)
+    async def on_rate_limited(_request: Request, exc: RateLimited) -> JSONResponse:
+        response = _error(
+            429, "rate_limited", f"too many requests: try again in {exc.retry_after} s"
+        )
+        response.headers["Retry-After"] = str(exc.retry_after)
+        return response
+
     @app.exception_handler(Exception)
     async def on_crash(_request: Request, exc: Exception) -> JSONResponse:
         log.exception("internal error", exc_info=exc)
-        return _error(500, "internal", "something went wrong on the server")
+        response = _error(500, "internal", "something went wrong on the server")
+        # This handler answers outside the middleware stack: add the headers here.
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     async def live_or_404(game_id: str) -> LiveGame:
         live = await hub.load(game_id)
@@ -161,7 +198,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # --- games ---------------------------------------------------------------------------
 
-    @app.post("/api/games", status_code=201)
+    @app.post("/api/games", status_code=201, dependencies=creating)
     async def create_game(body: CreateGame) -> dict[str, Any]:
         seats = [seat.model_dump() for seat in body.seats]
         live, tokens = await hub.create(body.variant, body.options, seats, body.turn_seconds)
@@ -174,7 +211,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ],
         }
 
-    @app.post("/api/games/{game_id}/join")
+    @app.post("/api/games/{game_id}/join", dependencies=creating)
     async def join_game(game_id: str, body: JoinGame) -> dict[str, Any]:
         live = await live_or_404(game_id)
         seat, token = await hub.join(live, body.seat, body.name)
@@ -252,16 +289,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # --- records ---------------------------------------------------------------------------
 
-    @app.post("/api/records", status_code=201, response_model=None)
+    @app.post("/api/records", status_code=201, response_model=None, dependencies=creating)
     async def import_record(request: Request) -> dict[str, Any] | JSONResponse:
         body = await request.body()
-        if len(body) > MAX_RECORD_BYTES:
-            raise Refusal("too_large", "record too large", 413)
+        if len(body) > settings.max_record_bytes:
+            raise Refusal(
+                "too_large", f"a record is at most {settings.max_record_bytes} bytes", 413
+            )
         try:
             record = load_record(body)
             turns = record.get("turns")
-            if isinstance(turns, list) and len(turns) > MAX_IMPORT_TURNS:
-                raise Refusal("bad_record", f"a record has at most {MAX_IMPORT_TURNS} turns", 422)
+            if isinstance(turns, list) and len(turns) > settings.max_record_turns:
+                limit = settings.max_record_turns
+                message = f"a record has at most {limit} turns, not {len(turns)}"
+                raise Refusal("bad_record", message, 422)
             replay(record)
         except RecordTurnError as exc:
             return _error(422, "bad_record", str(exc), turn=exc.turn)
@@ -351,22 +392,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
         queue.put_nowait(json.dumps(welcome, ensure_ascii=False))
         writer = asyncio.create_task(_pump(queue, websocket))
+        limiter = SocketLimiter(settings.ws_rate, settings.ws_burst)
         try:
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
+                verdict = limiter.check()
+                if verdict is Verdict.CLOSE:
+                    writer.cancel()
+                    await websocket.close(CLOSE_RATE_LIMITED, "too many messages")
+                    break
                 text = message.get("text")
-                if text is None:
+                if verdict is Verdict.REFUSE:
                     reply: dict[str, Any] | None = protocol.error(
-                        "bad_message", "messages are JSON text"
+                        "rate_limited", "too many messages: slow down"
                     )
+                elif text is None:
+                    reply = protocol.error("bad_message", "messages are JSON text")
                 elif len(text.encode()) > protocol.MAX_MESSAGE_BYTES:
                     reply = protocol.error("too_large", "message too large")
                 else:
-                    reply = await _handle(hub, store, live, seat, text)
+                    try:
+                        reply = await _handle(hub, store, live, seat, text)
+                    except Exception:
+                        log.exception("internal error in game %s", live.id)
+                        reply = protocol.error("internal", "something went wrong on the server")
                 if reply is not None:
-                    queue.put_nowait(json.dumps(reply, ensure_ascii=False))
+                    _reply(queue, json.dumps(reply, ensure_ascii=False))
         except WebSocketDisconnect:
             pass
         finally:
@@ -388,6 +441,19 @@ def _web_static() -> Path | None:
     except ImportError:
         return None
     return Path(STATIC_DIR)
+
+
+def _reply(queue: asyncio.Queue[str], text: str) -> None:
+    """Queue an answer for this connection only. A client that reads nothing while it sends
+    is treated like one that fell behind the broadcasts: what it has not read is replaced by
+    `resync`, so the server's memory does not grow."""
+    try:
+        queue.put_nowait(text)
+    except asyncio.QueueFull:
+        while not queue.empty():
+            queue.get_nowait()
+        queue.put_nowait(RESYNC)
+        queue.put_nowait(text)
 
 
 async def _pump(queue: asyncio.Queue[str], websocket: WebSocket) -> None:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 MAX_MESSAGE_BYTES = 4096
 MAX_NAME = 40
+MAX_SEQ = 2**31 - 1  # event numbers are 32-bit integers in the database
 
 
 def clean_name(value: str | None) -> str | None:
@@ -63,7 +64,7 @@ class JoinGame(Strict):
 class Act(Strict):
     type: Literal["act"]
     action: str = Field(max_length=64)
-    seq: int | None = None
+    seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
     ref: str | None = Field(default=None, max_length=64)
 
 
@@ -74,7 +75,7 @@ class Auto(Strict):
 
 class Sync(Strict):
     type: Literal["sync"]
-    last_seq: int = Field(ge=0)
+    last_seq: int = Field(ge=0, le=MAX_SEQ)
 
 
 class Ping(Strict):

@@ -230,13 +230,15 @@ export function renderSheet(view, seat, opts = {}) {
 
   // Wide sheets (many columns) scroll sideways on a phone rather than squeeze their cells.
   const minWidth = (opts.small ? 110 : 130) + columns * (opts.small ? 34 : 46) + (hasStars ? 54 : 0);
-  const table = h("table", { class: `sheet sheet-${preset} cols-${columns}`, style: `min-width: ${minWidth}px` },
+  const table = h("table", { class: `sheet sheet-${preset} cols-${columns}` },
     h("caption", { class: "sr-only" }, t("Score sheet of {name}", { name })),
     h("colgroup", null,
       h("col", { class: "c-label" }),
       Array.from({ length: columns }, () => h("col", { class: "c-cell" })),
       hasStars ? h("col", { class: "c-star" }) : null),
     h("thead", null, head), bodies);
+  // Through the CSS object model: the Content-Security-Policy refuses inline style attributes.
+  table.style.minWidth = `${minWidth}px`;
 
   const card = h("article", {
     class: ["sheet-card", opts.small ? "small" : "big", opts.current ? "current" : "", opts.mine ? "mine" : "", player.forfeited ? "forfeited" : ""].join(" ").trim(),

@@ -1,0 +1,184 @@
+"""Defences of the web app that are not game rules: rate limits and security headers.
+
+- `TokenBucket`: `rate` tokens a second up to `burst`; each message or request takes one.
+- `SocketLimiter`: one per WebSocket connection; over the limit a message is refused, and a
+  connection that keeps flooding is closed.
+- `ClientLimiter`: one bucket per client address, for the HTTP endpoints that create things
+  (games, seats, imported records); bounded in memory however many addresses call.
+- `SecurityHeaders`: Content-Security-Policy, X-Frame-Options and friends on every HTTP response.
+
+A rate of 0 (or less) switches a limit off (tests, load benchmarks).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, MutableMapping
+from enum import Enum
+from typing import Any, Final
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: WebSocket close code for a connection closed for flooding (after HTTP's 429).
+CLOSE_RATE_LIMITED: Final = 4429
+
+#: The pages load only their own scripts, styles, images and sockets: no inline script or style,
+#: no plug-ins, no framing by other sites.
+CSP: Final = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+#: FastAPI's interactive API docs (/api/docs) load Swagger UI from its CDN with an inline script.
+DOCS_CSP: Final = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+DOCS_PREFIX: Final = "/api/docs"
+
+#: Sent with every HTTP response (a response that already has one of them keeps its own).
+SECURITY_HEADERS: Final[dict[str, str]] = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
+}
+
+
+class TokenBucket:
+    """`burst` tokens to start with, refilled at `rate` a second; `rate <= 0` never runs out."""
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: int, now: float | None = None) -> None:
+        self.rate = rate
+        self.burst = max(1, burst)
+        self.tokens = float(self.burst)
+        self.stamp = time.monotonic() if now is None else now
+
+    def _refill(self, now: float) -> None:
+        if now > self.stamp:
+            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def take(self, now: float | None = None) -> bool:
+        """Take one token if there is one."""
+        if self.rate <= 0:
+            return True
+        self._refill(time.monotonic() if now is None else now)
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    def wait(self, now: float | None = None) -> float:
+        """Seconds until the next token (0 when there is one now)."""
+        if self.rate <= 0:
+            return 0.0
+        self._refill(time.monotonic() if now is None else now)
+        return max(0.0, (1 - self.tokens) / self.rate)
+
+    def full(self, now: float) -> bool:
+        return self.rate <= 0 or self.tokens + (now - self.stamp) * self.rate >= self.burst
+
+
+class Verdict(Enum):
+    ACCEPT = "accept"
+    REFUSE = "refuse"  # answer `rate_limited`, do not process
+    CLOSE = "close"  # the connection kept flooding: close it
+
+
+class SocketLimiter:
+    """The rate limit of one WebSocket connection.
+
+    Messages take tokens from a bucket (`rate` a second, `burst` at once). A message with no
+    token left is refused; every refusal takes a token from a second bucket (`burst` at once,
+    one a second back), and when that one is empty too the connection is closed: a client that
+    briefly sends too much is told so, a client that keeps flooding is cut off.
+    """
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.messages = TokenBucket(rate, burst)
+        self.refusals = TokenBucket(1.0 if rate > 0 else 0.0, burst)
+
+    def check(self, now: float | None = None) -> Verdict:
+        now = time.monotonic() if now is None else now
+        if self.messages.take(now):
+            return Verdict.ACCEPT
+        if self.refusals.take(now):
+            return Verdict.REFUSE
+        return Verdict.CLOSE
+
+
+class ClientLimiter:
+    """One token bucket per client key (its address), at most `max_clients` buckets kept.
+
+    Buckets are kept in least-recently-used order; past `max_clients` the least recently used
+    are dropped (an address that has not called for a while has a full bucket anyway).
+    """
+
+    def __init__(self, rate: float, burst: int, max_clients: int = 10_000) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_clients = max_clients
+        self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def check(self, key: str, now: float | None = None) -> float | None:
+        """None when `key` may go ahead (a token is taken), else the seconds it should wait."""
+        if self.rate <= 0:
+            return None
+        now = time.monotonic() if now is None else now
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = TokenBucket(self.rate, self.burst, now)
+            while len(self.buckets) > self.max_clients:
+                self.buckets.popitem(last=False)
+        else:
+            self.buckets.move_to_end(key)
+        if bucket.take(now):
+            return None
+        return bucket.wait(now)
+
+
+class RateLimited(Exception):
+    """An HTTP request over its client's limit: answered 429 with Retry-After."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__("rate limited")
+        self.retry_after = max(1, math.ceil(retry_after))
+
+
+class SecurityHeaders:
+    """Adds `SECURITY_HEADERS` to every HTTP response that does not set them itself."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        docs = str(scope.get("path", "")).startswith(DOCS_PREFIX)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                present = {bytes(name).lower() for name, _ in headers}
+                for name, value in SECURITY_HEADERS.items():
+                    if name == "Content-Security-Policy" and docs:
+                        value = DOCS_CSP
+                    if name.lower().encode() not in present:
+                        headers.append((name.lower().encode(), value.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

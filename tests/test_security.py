@@ -1,0 +1,524 @@
+"""Security of the web app against a real `dicepoker serve` (docs/security.md).
+
+Seat tokens (unguessable, stored hashed, never shown to anyone else), spectators, the Origin
+check, message and body size limits, the per-connection and per-address rate limits, record
+import limits, security headers, and errors that never show the server's internals.
+
+The module's `server` runs without rate limits (like every test server); `limited` runs with the
+limits set low so the tests can reach them. The per-address limit counts by client address, and
+`dicepoker serve` believes X-Forwarded-For from loopback (uvicorn's default trusted proxy), so each
+test speaks from an address of its own.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+from websockets.typing import Origin
+
+from live_server import LiveServer
+from ws_client import Player
+
+WS_RATE = 10
+WS_BURST = 20
+HTTP_BURST = 5
+RECORD_BYTES = 64 * 1024
+RECORD_TURNS = 60
+GOLDEN = Path(__file__).parent / "golden" / "spec_examples"
+
+#: What must never appear in an error: tracebacks, source paths, SQL, exception class names,
+#: the names of the libraries underneath.
+INTERNALS = (
+    re.compile(
+        r"Traceback|File \"|\.py\b|/src/|/home/|/usr/|site-packages|sqlalchemy|sqlite|psycopg"
+        r"|asyncpg|pydantic|starlette|fastapi|uvicorn|token_hash",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b[A-Z]\w*(Error|Exception)\b|\b(SELECT|INSERT|UPDATE|WHERE|FROM)\b"),
+)
+
+
+def assert_no_internals(text: str) -> None:
+    for pattern in INTERNALS:
+        match = pattern.search(text)
+        assert match is None, f"internal detail {match.group(0)!r} in {text[:500]!r}"
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    limits = (
+        "--ws-rate",
+        str(WS_RATE),
+        "--ws-burst",
+        str(WS_BURST),
+        "--http-rate",
+        "0.01",
+        "--http-burst",
+        str(HTTP_BURST),
+        "--max-record-bytes",
+        str(RECORD_BYTES),
+        "--max-record-turns",
+        str(RECORD_TURNS),
+    )
+    database = str(tmp_path_factory.mktemp("limited") / "games.db")
+    live = LiveServer(database, limits=limits).start()
+    yield live
+    live.stop()
+
+
+def create(
+    server: LiveServer, seats: list[dict[str, Any]], address: str | None = None
+) -> dict[str, Any]:
+    headers = {"x-forwarded-for": address} if address else {}
+    response = httpx.post(
+        server.url + "/api/games",
+        json={"variant": "school", "options": {"columns": 1}, "seats": seats},
+        headers=headers,
+        timeout=10,
+    )
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def humans(*names: str | None) -> list[dict[str, Any]]:
+    return [{"kind": "human", "name": name} if name else {"kind": "human"} for name in names]
+
+
+def catch_up(player: Player, seq: int) -> None:
+    while player.seq < seq:
+        player.recv()
+
+
+# --- seat tokens -------------------------------------------------------------------------------
+
+
+def test_tokens_are_unguessable_and_stored_only_as_hashes(server: LiveServer) -> None:
+    tokens: list[str] = []
+    for _ in range(5):
+        body = create(server, humans("Ana", "Bea", "Cy", "Dee"))
+        tokens += [seat["token"] for seat in body["seats"]]
+    assert len(set(tokens)) == len(tokens)
+    for token in tokens:
+        assert re.fullmatch(r"[A-Za-z0-9_-]{32,}", token), token
+        assert len(base64.urlsafe_b64decode(token + "==")) >= 24  # 192 random bits
+    # The database holds the SHA-256 of each token, never the token.
+    files = [path for path in Path(server.database).parent.iterdir() if path.is_file()]
+    stored = b"".join(path.read_bytes() for path in files)
+    for token in tokens:
+        assert token.encode() not in stored
+        assert hashlib.sha256(token.encode()).hexdigest().encode() in stored
+
+
+def test_tokens_never_reach_other_players_spectators_or_the_api(server: LiveServer) -> None:
+    body = create(server, [*humans("Ana", "Bea", None), {"kind": "bot", "level": "greedy"}])
+    game_id = body["id"]
+    tokens = {seat["seat"]: seat["token"] for seat in body["seats"] if seat["token"]}
+    watcher = Player(server.ws_url, game_id)
+    ana = Player(server.ws_url, game_id, tokens[0])
+    bea = Player(server.ws_url, game_id, tokens[1])
+    joined = server.post(f"/api/games/{game_id}/join", {"name": "Cy"})
+    assert joined.status_code == 200
+    assert set(joined.json()) == {"seat", "token"}
+    tokens[2] = joined.json()["token"]
+    assert tokens[2] not in body["seats"]
+    cy = Player(server.ws_url, game_id, tokens[2])
+    players = {0: ana, 1: bea, 2: cy}
+    while True:
+        game = server.get(f"/api/games/{game_id}")
+        if game["status"] == "finished":
+            break
+        seat = game["state"]["turn"]["seat"]
+        if seat == 3:  # the bot: wait for it
+            server.wait_for(f"/api/games/{game_id}", lambda g, seq=game["seq"]: g["seq"] > seq)
+            continue
+        player = players[seat]
+        catch_up(player, game["seq"])
+        player.play_turn()
+    final = server.get(f"/api/games/{game_id}")["seq"]
+    for seat, player in players.items():
+        catch_up(player, final)
+        seen = json.dumps(player.seen)
+        for other, token in tokens.items():
+            if other != seat:
+                assert token not in seen, (seat, other)
+    catch_up(watcher, final)
+    assert len(watcher.seen) > final
+    seen = json.dumps(watcher.seen)
+    # Nor in any public answer of the API.
+    public = [
+        server.get(f"/api/games/{game_id}"),
+        server.get("/api/games?status=finished"),
+        server.get(f"/api/games/{game_id}/record"),
+        server.get(f"/api/games/{game_id}/position?turn=5"),
+    ]
+    for token in tokens.values():
+        assert token not in seen
+        assert "token" not in json.dumps(public)
+        for answer in public:
+            assert token not in json.dumps(answer)
+    for player in (*players.values(), watcher):
+        player.close()
+
+
+def test_spectators_and_wrong_tokens_cannot_act(server: LiveServer) -> None:
+    body = create(server, humans("Ana", "Bea"))
+    game_id = body["id"]
+    ana = Player(server.ws_url, game_id, body["seats"][0]["token"])
+    assert ana.act("roll")["type"] == "event"
+    before = server.get(f"/api/games/{game_id}")
+    watcher = Player(server.ws_url, game_id)
+    assert watcher.seat is None
+    empty = Player(server.ws_url, game_id, "")  # an empty token is no token: a spectator
+    assert empty.seat is None
+    for spectator in (watcher, empty):
+        legal = before["state"]["turn"]["legal"][0]["action"]
+        for action in ("roll", "hold 0 1", legal):
+            answer = spectator.act(action, seq=before["seq"])
+            assert answer["type"] == "error"
+            assert answer["code"] == "spectator"
+        spectator.send({"type": "auto", "ref": "r"})
+        error = spectator.until(lambda m: m["type"] == "error")
+        assert (error["code"], error["ref"]) == ("spectator", "r")
+    # Bea's token does not let her play Ana's turn.
+    bea = Player(server.ws_url, game_id, body["seats"][1]["token"])
+    assert bea.act("hold 0 1")["code"] == "not_your_turn"
+    assert server.get(f"/api/games/{game_id}") == before
+    # A wrong token, or the token of another game, is refused before the socket opens.
+    other = create(server, humans("Ana"))
+    for token in ("not-the-token", other["seats"][0]["token"], body["seats"][0]["token"] + "x"):
+        with pytest.raises(InvalidStatus) as refused:
+            Player(server.ws_url, game_id, token)
+        assert refused.value.response.status_code == 403
+    assert server.get(f"/api/games/{game_id}") == before
+    for player in (ana, bea, watcher, empty):
+        player.close()
+
+
+# --- the WebSocket -----------------------------------------------------------------------------
+
+
+def test_websocket_checks_the_origin(server: LiveServer) -> None:
+    body = create(server, humans("Ana"))
+    url = f"{server.ws_url}/ws/games/{body['id']}?token={body['seats'][0]['token']}"
+    for origin in ("http://evil.example", "null", f"http://127.0.0.1:{server.port}.evil.example"):
+        with pytest.raises(InvalidStatus) as refused:
+            connect(url, origin=Origin(origin), open_timeout=10)
+        assert refused.value.response.status_code == 403
+    # The page's own origin, and clients that send none (terminal client, bots), connect.
+    for own in (Origin(f"http://127.0.0.1:{server.port}"), None):
+        with connect(url, origin=own, open_timeout=10) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+
+
+def test_message_size_limits(server: LiveServer) -> None:
+    body = create(server, humans("Ana"))
+    game_id = body["id"]
+    ana = Player(server.ws_url, game_id, body["seats"][0]["token"])
+    ana.send(json.dumps({"type": "act", "action": "roll", "ref": "x" * 5000}))
+    error = ana.until(lambda m: m["type"] == "error")
+    assert error["code"] == "too_large"
+    assert server.get(f"/api/games/{game_id}")["seq"] == 0
+    ana.send({"type": "ping"})
+    assert ana.until(lambda m: True)["type"] == "pong"  # the connection goes on
+    # Far over the limit, the server closes the connection (1009: message too big) and lives on.
+    ana.send("[" + "1," * 60_000 + "1]")
+    with pytest.raises(ConnectionClosed) as closed:
+        ana.until(lambda m: False, timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    assert server.get(f"/api/games/{game_id}")["seq"] == 0
+    # HTTP bodies over 1 MiB get 413 before they are read.
+    big = {"variant": "school", "seats": [{"kind": "human", "name": "A"}], "x": "y" * 1_100_000}
+    response = server.post("/api/games", big)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
+
+
+def test_invalid_utf8_and_binary_frames_are_refused(server: LiveServer) -> None:
+    body = create(server, humans("Ana"))
+    game_id = body["id"]
+    ana = Player(server.ws_url, game_id, body["seats"][0]["token"])
+    ana.connection.send(b"\xff\xfe{}")  # a binary frame
+    error = ana.until(lambda m: m["type"] == "error")
+    assert error["code"] == "bad_message"
+    assert_no_internals(json.dumps(error))
+    # A text frame that is not UTF-8 breaks the WebSocket protocol: the server closes with 1007.
+    with ana.connection.send_context():
+        ana.connection.protocol.send_text(b'{"type": "ping", "x": "\xff\xfe"}')
+    with pytest.raises(ConnectionClosed) as closed:
+        ana.until(lambda m: False, timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+    assert_no_internals(closed.value.rcvd.reason)
+    assert server.get(f"/api/games/{game_id}")["seq"] == 0
+
+
+def test_websocket_rate_limit(limited: LiveServer) -> None:
+    body = create(limited, humans("Ana"), address="10.0.1.1")
+    game_id = body["id"]
+    ana = Player(limited.ws_url, game_id, body["seats"][0]["token"])
+    # A burst of WS_BURST messages passes; the next ones are refused and not processed. (The
+    # bucket refills at WS_RATE a second: 15 more messages leave room for a slow machine.)
+    extra = 15
+    for _ in range(WS_BURST + extra):
+        ana.send({"type": "ping"})
+    ana.send({"type": "act", "action": "roll", "ref": "over"})
+    answers = [ana.recv() for _ in range(WS_BURST + extra + 1)]
+    assert answers[:WS_BURST] == [{"type": "pong"}] * WS_BURST
+    refused = [a for a in answers if a["type"] == "error"]
+    assert refused, answers
+    assert {a["code"] for a in refused} == {"rate_limited"}
+    assert answers[-1]["type"] == "error"  # the last one, the roll, was refused...
+    assert limited.get(f"/api/games/{game_id}")["seq"] == 0  # ... and not played
+    # Tokens come back at WS_RATE a second: after a short pause the connection plays again.
+    time.sleep(2.5 / WS_RATE)  # the refill itself is what is tested here
+    assert ana.act("roll")["type"] == "event"
+    # A client that keeps flooding is cut off with 4429.
+    with pytest.raises(ConnectionClosed) as closed:
+        for _ in range(500):
+            ana.send({"type": "ping"})
+        ana.until(lambda m: False, timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+    assert limited.get(f"/api/games/{game_id}")["seq"] == 1
+    # Each connection has its own limit: a new one plays at once.
+    again = Player(limited.ws_url, game_id, body["seats"][0]["token"])
+    assert again.act("hold 0")["type"] == "event"
+    again.close()
+
+
+def test_http_rate_limit_per_address(limited: LiveServer) -> None:
+    me = {"x-forwarded-for": "10.0.2.1"}
+    game = {"variant": "school", "options": {"columns": 1}, "seats": humans("Ana", None)}
+    record = json.loads((GOLDEN / "school-3c-1p.json").read_text(encoding="utf-8"))
+    with httpx.Client(base_url=limited.url, timeout=10) as client:
+        created = client.post("/api/games", json=game, headers=me)
+        assert created.status_code == 201
+        game_id = created.json()["id"]
+        assert client.post(f"/api/games/{game_id}/join", json={"name": "Bo"}, headers=me).is_success
+        assert client.post("/api/records", json=record, headers=me).status_code == 201
+        for _ in range(HTTP_BURST - 3):
+            assert client.post("/api/games", json=game, headers=me).status_code == 201
+        # The burst is spent: creating, joining and importing are refused alike.
+        for path, payload in [
+            ("/api/games", game),
+            (f"/api/games/{game_id}/join", {"name": "Late"}),
+            ("/api/records", record),
+        ]:
+            response = client.post(path, json=payload, headers=me)
+            assert response.status_code == 429, (path, response.text)
+            assert response.json()["error"]["code"] == "rate_limited"
+            assert int(response.headers["retry-after"]) >= 1
+        # Reading is not limited, and another address still creates.
+        for _ in range(3 * HTTP_BURST):
+            assert client.get(f"/api/games/{game_id}", headers=me).status_code == 200
+        other = client.post("/api/games", json=game, headers={"x-forwarded-for": "10.0.2.2"})
+        assert other.status_code == 201
+
+
+def test_record_import_limits(limited: LiveServer, server: LiveServer) -> None:
+    record = json.loads((GOLDEN / "school-3c-2p.json").read_text(encoding="utf-8"))
+    assert len(record["turns"]) > RECORD_TURNS
+    with httpx.Client(base_url=limited.url, timeout=10) as client:
+        response = client.post("/api/records", json=record, headers={"x-forwarded-for": "10.0.3.1"})
+        assert response.status_code == 422
+        error = response.json()["error"]
+        assert error["code"] == "bad_record"
+        assert f"at most {RECORD_TURNS} turns" in error["message"]
+        short = {**record, "turns": record["turns"][:RECORD_TURNS]}
+        response = client.post("/api/records", json=short, headers={"x-forwarded-for": "10.0.3.2"})
+        assert response.status_code == 201, response.text
+        padded = {**short, "note": "x" * RECORD_BYTES}
+        response = client.post("/api/records", json=padded, headers={"x-forwarded-for": "10.0.3.3"})
+        assert response.status_code == 413
+        assert response.json()["error"] == {
+            "code": "too_large",
+            "message": f"a record is at most {RECORD_BYTES} bytes",
+        }
+    # The defaults: 2,000 turns and 1 MiB.
+    many = {**record, "turns": record["turns"] * 23}
+    response = server.post("/api/records", many)
+    assert response.status_code == 422
+    assert "at most 2000 turns" in response.json()["error"]["message"]
+    response = server.post("/api/records", {**record, "note": "x" * (1024 * 1024)})
+    assert response.status_code == 413
+
+
+# --- HTTP: headers and errors ------------------------------------------------------------------
+
+
+def check_headers(response: httpx.Response) -> None:
+    csp = response.headers.get("content-security-policy", "")
+    directives = dict(
+        [*part.strip().split(" ", 1), ""][:2] for part in csp.split(";") if part.strip()
+    )
+    assert directives.get("default-src") == "'self'", (response.url, csp)
+    assert directives.get("script-src") == "'self'", csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert directives.get("frame-ancestors") == "'none'"
+    assert directives.get("object-src") == "'none'"
+    assert response.headers.get("x-frame-options") == "DENY"
+    assert response.headers.get("x-content-type-options") == "nosniff"
+    assert response.headers.get("referrer-policy") == "same-origin"
+
+
+def test_security_headers_on_every_response(server: LiveServer) -> None:
+    body = create(server, humans("Ana"))
+    paths = [
+        "/",
+        f"/g/{body['id']}",
+        f"/replay/g/{body['id']}",
+        "/rules/school",
+        "/i18n/es.json",
+        "/static/js/table.js",
+        "/static/css/app.css",
+        "/api/presets",
+        f"/api/games/{body['id']}",
+        "/api/games/nope",
+        "/no/such/page",
+        "/api/games?limit=abc",
+    ]
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        for path in paths:
+            response = client.get(path)
+            assert response.status_code < 500, path
+            check_headers(response)
+        for response in (
+            client.post("/api/games", content=b"{", headers={"content-type": "application/json"}),
+            client.put("/api/games"),
+            client.post("/api/records", content=b"x" * (2 * 1024 * 1024)),
+        ):
+            assert 400 <= response.status_code < 500
+            check_headers(response)
+        # The pages have no inline script, event handler or style attribute for the CSP to block.
+        for path in paths[:4]:
+            html = client.get(path).text
+            for tag in re.findall(r"<script\b[^>]*>", html):
+                assert re.search(r'\bsrc="/static/', tag), tag
+            assert not re.search(r"<script\b[^>]*>\s*[^<\s]", html), path
+            assert not re.search(r"\son[a-z]+\s*=", html), path
+            assert not re.search(r"\sstyle\s*=", html), path
+            assert "<style" not in html, path
+        # Swagger UI (its own, looser policy) still cannot be framed.
+        docs = client.get("/api/docs")
+        assert "frame-ancestors 'none'" in docs.headers["content-security-policy"]
+
+
+def test_errors_never_show_internals(server: LiveServer) -> None:
+    body = create(server, humans("Ana", None))
+    game_id = body["id"]
+    json_type = {"content-type": "application/json"}
+    nested = b"[" * 100_000 + b"]" * 100_000
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        answers = [
+            client.post("/api/games", content=b"{not json", headers=json_type),
+            client.post("/api/games", content=b"\xff\xfe\x00{", headers=json_type),
+            client.post("/api/games", json={"variant": 5, "seats": "many"}),
+            client.post("/api/games", json={"variant": "school", "seats": [{"kind": 1}]}),
+            client.post("/api/games", json=[1, 2, 3]),
+            client.post(
+                "/api/games",
+                json={"variant": "school", "options": {"columns": "x"}, "seats": humans("A")},
+            ),
+            client.post(
+                "/api/games",
+                json={"variant": "school", "options": {"columns": 10**40}, "seats": humans("A")},
+            ),
+            client.post(
+                "/api/games",
+                json={"variant": "school", "options": {"columns": [1]}, "seats": humans("A")},
+            ),
+            client.post("/api/games", json={"variant": "school", "seats": humans("A"), "x": 1}),
+            client.post("/api/games", content=b'{"variant": 1e999}', headers=json_type),
+            client.post(
+                "/api/games", content=b'{"turn_seconds": ' + b"9" * 5000 + b"}", headers=json_type
+            ),
+            client.post(f"/api/games/{game_id}/join", json={"name": 5}),
+            client.post(f"/api/games/{game_id}/join", json={"seat": "one", "name": "x"}),
+            client.post(f"/api/games/{game_id}/join", json={"seat": 99, "name": "x"}),
+            client.post("/api/games/no-such-game/join", json={"name": "x"}),
+            client.get("/api/games/no-such-game"),
+            client.get("/api/games/" + "é" * 3000),
+            client.get("/api/games/no-such-game/record"),
+            client.get(f"/api/games/{game_id}/position?turn=1e99"),
+            client.get(f"/api/games/{game_id}/position?turn=" + "9" * 40),
+            client.get("/api/games?status=sideways"),
+            client.get("/api/games?limit=-1e9"),
+            client.get("/api/records/no-such-record"),
+            client.get("/api/records/no-such-record/analysis"),
+            client.post("/api/records", content=b"\xff\xfe"),
+            client.post("/api/records", content=nested),
+            client.post("/api/records", content=b"9" * 100_000),
+            client.post("/api/records", json={"variant": "school", "players": "Ana"}),
+            client.post("/api/records", json={"variant": "school", "players": ["A"], "turns": 1}),
+            client.post(
+                "/api/records",
+                json={"variant": "school", "players": ["A"], "turns": [{"rolls": [{"dice": 5}]}]},
+            ),
+            client.post("/api/records", content=b"x" * (2 * 1024 * 1024)),
+            client.delete(f"/api/games/{game_id}"),
+            client.get("/g/../../etc/passwd"),
+            client.get("/replay/x/y"),
+            client.get("/rules/nope"),
+        ]
+        for response in answers:
+            assert response.status_code < 500, (response.request.url, response.text)
+            assert_no_internals(response.text)
+            if response.request.url.path.startswith("/api/") and response.status_code >= 400:
+                data = response.json()
+                assert isinstance(data, dict), response.text
+                if "error" in data:
+                    assert set(data["error"]) >= {"code", "message"}
+    # The WebSocket: every refusal is a short, plain error.
+    ana = Player(server.ws_url, game_id, body["seats"][0]["token"])
+    for raw in [
+        "not json",
+        "",
+        "null",
+        '{"type": "act", "action": 5}',
+        '{"type": "act", "action": "roll", "seq": 1e999}',
+        '{"type": "sync", "last_seq": 99999999999999999999999999}',
+        '{"type": "sync", "last_seq": -1}',
+        '{"type": "act", "action": "hold 9"}',
+        '{"type": "act", "action": "score nope"}',
+        '{"type": "act", "action": "\\u0000"}',
+        "[" * 1000 + "]" * 1000,
+    ]:
+        ana.send(raw)
+        error = ana.until(lambda m: m["type"] == "error")
+        assert_no_internals(json.dumps(error))
+    ana.close()
+    for path in ("/ws/games/no-such-game", f"/ws/games/{game_id}?token=wrong"):
+        with pytest.raises(InvalidStatus) as refused:
+            connect(server.ws_url + path, open_timeout=10)
+        assert_no_internals(refused.value.response.body.decode(errors="replace"))
+
+
+def test_an_unexpected_error_is_a_plain_500(tmp_path: Path) -> None:
+    """The catch-all handler: a crash answers a generic message, with the security headers."""
+    from dicepoker.server.app import Settings, create_app
+
+    app = create_app(Settings(database=str(tmp_path / "crash.db"), bot_delay=0))
+
+    async def crash() -> None:
+        raise RuntimeError("SELECT secret FROM /src/dicepoker/server/store.py")
+
+    app.add_api_route("/api/crash", crash)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/api/crash")
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": {"code": "internal", "message": "something went wrong on the server"}
+    }
+    assert_no_internals(response.text)
+    check_headers(response)
