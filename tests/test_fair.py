@@ -18,6 +18,7 @@ import httpx
 import pytest
 from alembic import command
 from alembic.config import Config
+from playwright.sync_api import Browser, expect
 from sqlalchemy import inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -508,3 +509,51 @@ def test_roll_sources_refuse_a_wrong_count() -> None:
     state = new_game(get_rules("school"), ["Ana"])
     first = FairDice(EXAMPLE_SEED).for_action(state, Roll(()))
     assert first is not None and first.roll(5, 6) == (4, 1, 4, 2, 5)
+
+
+# --- the web pages ------------------------------------------------------------------------------
+
+
+def test_pages_show_the_commitment_and_the_check(server: LiveServer, browser: Browser) -> None:
+    expect.set_options(timeout=15_000)
+    running = create(
+        server,
+        {
+            "variant": "school",
+            "options": {"columns": 1},
+            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
+        },
+    )["id"]
+    committed = commitment(stored_seed(server, running))
+    done = create(
+        server,
+        {"variant": "yahtzee", "seats": [{"kind": "bot", "level": "greedy"}]},
+    )["id"]
+    server.wait_for(f"/api/games/{done}", lambda g: g["status"] == "finished")
+    seed = stored_seed(server, done)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        # During play: the commitment, short, with the full value in the title; no seed.
+        page.goto(f"{server.url}/g/{running}?lang=en")
+        chip = page.locator("#fair-chip")
+        expect(chip).to_be_visible()
+        expect(chip.locator(".fair-hex")).to_have_text(f"{committed[:8]}…{committed[-4:]}")
+        assert committed in (chip.get_attribute("title") or "")
+        expect(page.locator("#fair-result")).to_be_hidden()
+        # After the end: the seed and the check, on the end screen and in the replay viewer.
+        page.goto(f"{server.url}/g/{done}?lang=en")
+        result = page.locator("#fair-result")
+        expect(result.locator(".fair-head")).to_have_text("✓ Dice verified")
+        expect(result).to_contain_text(seed)
+        expect(result).to_contain_text("dicepoker verify FILE")
+        page.goto(f"{server.url}/replay/g/{done}?lang=pt")
+        expect(page.locator("#fair-result .fair-head")).to_have_text("✓ Dados verificados")
+        page.goto(f"{server.url}/g/{done}?lang=es")
+        expect(page.locator("#fair-result .fair-head")).to_have_text("✓ Dados verificados")
+        expect(page.locator("#fair-chip .fair-label")).to_have_text("Compromiso de los dados")
+        assert errors == []
+    finally:
+        context.close()

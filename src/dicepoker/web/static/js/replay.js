@@ -3,6 +3,7 @@
 import { $, api, clear, errorText, h, loadCatalog, minus, num, presetName, rowLabel, t } from "./common.js";
 import { MISTAKE, actionNode, placeDecisions, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { DiceTray } from "./dice.js";
+import { loadVerification } from "./fair.js";
 import { drawSheets } from "./sheet.js";
 
 const main = document.getElementById("main");
@@ -306,6 +307,7 @@ async function start() {
   await go(Number(params.get("turn")) || 0, Number(params.get("roll")) || 0);
   if (!current && !result.ok) $("#replay-error").textContent = errorText(result);
   if (current) loadAnalysis();
+  if (current) loadVerification($("#fair-result"), `${base}/verify`, { hideWithout: true });
 }
 
 start();

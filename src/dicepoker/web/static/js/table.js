@@ -10,6 +10,7 @@ import {
 } from "./common.js";
 import { actionNode, isCellAction, keptPositions, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { DiceTray } from "./dice.js";
+import { loadVerification, paintCommitment } from "./fair.js";
 import { drawSheets } from "./sheet.js";
 
 const main = document.getElementById("main");
@@ -21,6 +22,7 @@ const game = {
   clock: null,
   seats: [],
   state: null,
+  fair: null, // {scheme, commitment, seed once the game is over} (docs/fair-dice.md)
   turnKey: null,
 };
 const held = new Set();
@@ -31,6 +33,7 @@ let clockTimer = null;
 let lastRolled = null;
 let notFound = false;
 let drawnOnce = false;
+let fairAsked = false; // the end screen's dice check, asked once
 
 // --- connections -------------------------------------------------------------------------------
 
@@ -168,6 +171,7 @@ function handle(message, conn) {
       if (message.status) game.status = message.status;
       if (message.state) game.state = message.state;
       if ("clock" in message) game.clock = message.clock;
+      if ("fair_dice" in message) game.fair = message.fair_dice;
       render();
       break;
     case "resync":
@@ -191,6 +195,7 @@ function accept(message, event) {
   game.seq = typeof message.seq === "number" ? message.seq : game.seq;
   if (message.status) game.status = message.status;
   if ("clock" in message) game.clock = message.clock;
+  if ("fair_dice" in message) game.fair = message.fair_dice;
   if (message.seats) game.seats = message.seats;
   if (message.state) game.state = message.state;
   pending = null;
@@ -283,6 +288,7 @@ function render() {
     document.title = `${title(rules)} · ${t("Dice poker")}`;
   }
   renderStatus();
+  paintCommitment($("#fair-chip"), game.fair);
   renderWaiting();
   if (!state) return;
   syncHeld(state);
@@ -535,6 +541,10 @@ function renderEnd(state) {
   $("#record-link").setAttribute("download", `dicepoker-${gameId}.json`);
   $("#replay-link").href = `/replay/g/${encodeURIComponent(gameId)}`;
   if (!analysisAsked) loadAnalysis(state);
+  if (!fairAsked) {
+    fairAsked = true;
+    loadVerification($("#fair-result"), `/api/games/${encodeURIComponent(gameId)}/verify`);
+  }
   // Announce the end to keyboard and screen reader users when it happens in front of them.
   if (wasHidden && drawnOnce) box.focus({ preventScroll: false });
 }
@@ -895,6 +905,7 @@ async function start() {
     game.seats = first.data.seats || [];
     game.clock = first.data.clock || null;
     game.state = first.data.state || null;
+    game.fair = first.data.fair_dice || null;
     render();
   }
   openConnections();

@@ -1,0 +1,89 @@
+// Fair dice (docs/fair-dice.md): the commitment shown during play, and the check of a finished
+// game or a record (GET /api/{games|records}/{id}/verify) on the end screen and in the replay.
+import { api, clear, copyText, h, num, t, toast } from "./common.js";
+
+/** "3f2a9c…d17b": the first and last characters of a long hex value. */
+export function shortHex(value) {
+  const text = String(value || "");
+  return text.length > 14 ? `${text.slice(0, 8)}…${text.slice(-4)}` : text;
+}
+
+/** The commitment chip of the table: short text, full value in its title, click copies it. */
+export function paintCommitment(button, fairDice) {
+  const commitment = fairDice && fairDice.commitment;
+  button.hidden = !commitment;
+  if (!commitment) return;
+  if (button.dataset.commitment === commitment) return;
+  button.dataset.commitment = commitment;
+  clear(button);
+  button.appendChild(h("span", { class: "fair-label" }, t("Dice commitment")));
+  button.appendChild(document.createTextNode(" "));
+  button.appendChild(h("code", { class: "fair-hex" }, shortHex(commitment)));
+  const explain = t("SHA-256 commitment to this game's secret dice seed. At the end the seed is revealed and every roll can be checked.");
+  button.title = `${explain}\n${commitment}`;
+  button.setAttribute("aria-label", `${t("Dice commitment")}: ${commitment}. ${explain}`);
+  if (!button.dataset.bound) {
+    button.dataset.bound = "1";
+    button.addEventListener("click", async () => {
+      const value = button.dataset.commitment;
+      toast((await copyText(value)) ? t("Commitment copied.") : value, "ok");
+    });
+  }
+}
+
+function hexLine(label, value) {
+  return h("p", { class: "fair-line" },
+    h("span", { class: "fair-key" }, `${label}: `),
+    h("code", { class: "fair-hex full", title: value }, value));
+}
+
+/** Draw the answer of …/verify (or nothing, when it could not be had) in `box`. */
+export function renderVerification(box, data) {
+  clear(box);
+  box.hidden = false;
+  if (!data) {
+    box.appendChild(h("p", { class: "fair-head" }, t("The dice could not be verified")));
+    return;
+  }
+  const ok = data.ok === true;
+  box.classList.toggle("ok", ok);
+  box.classList.toggle("bad", !ok);
+  let head;
+  let detail;
+  if (ok) {
+    head = t("Dice verified");
+    detail = t("All {n} rolls match the commitment.", { n: num(data.rolls) });
+  } else if (data.reason === "dice_differ") {
+    head = t("The dice do not match the commitment");
+    detail = t("Turn {turn}, roll {roll}: the dice differ from the commitment.", { turn: num(data.turn), roll: num(data.roll) });
+  } else if (data.reason === "no_fair_dice") {
+    head = t("Fair dice");
+    detail = t("This game has no dice commitment.");
+  } else {
+    head = t("The dice could not be verified");
+    detail = data.message || "";
+  }
+  box.appendChild(h("p", { class: "fair-head" },
+    h("span", { class: "fair-mark", "aria-hidden": "true" }, ok ? "✓" : "✗"), " ", head));
+  if (detail) box.appendChild(h("p", { class: "fair-detail" }, detail));
+  if (data.seed) box.appendChild(hexLine(t("Seed"), data.seed));
+  if (data.commitment) box.appendChild(hexLine(t("Commitment"), data.commitment));
+  if (data.seed) {
+    // The command is code: split the sentence around its placeholder.
+    const [before, after = ""] = t("Check it yourself: download the record and run {command}.").split("{command}");
+    box.appendChild(h("p", { class: "fair-how" }, before, h("code", null, "dicepoker verify FILE"), after));
+  }
+}
+
+/** Ask `url` (…/verify) and draw the answer; 409 (the game is not over) hides the box. */
+export async function loadVerification(box, url, { hideWithout = false } = {}) {
+  box.hidden = false;
+  clear(box);
+  box.appendChild(h("p", { class: "fair-head" }, t("Checking the dice…")));
+  const result = await api("GET", url);
+  if (result.status === 409 || result.status === 404 || (hideWithout && result.ok && result.data && result.data.reason === "no_fair_dice")) {
+    box.hidden = true;
+    return;
+  }
+  renderVerification(box, result.ok ? result.data : null);
+}
