@@ -9,6 +9,7 @@ import hmac
 import json
 import sqlite3
 import subprocess
+import sys
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -557,3 +558,32 @@ def test_pages_show_the_commitment_and_the_check(server: LiveServer, browser: Br
         assert errors == []
     finally:
         context.close()
+
+
+def test_the_check_in_the_documentation_works(tmp_path: Path) -> None:
+    """docs/fair-dice.md's few lines of Python agree with verify_record."""
+    doc = (Path(__file__).parent.parent / "docs" / "fair-dice.md").read_text(encoding="utf-8")
+    section = doc.split("## The check in a few lines", 1)[1]
+    script = section.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "check.py").write_text(script)
+    record = play_fair("poker-dice", ["random", "random"], 3)  # a tie-break game
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+
+    def check() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(tmp_path / "check.py"), str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    ok = check()
+    assert ok.returncode == 0 and ok.stdout.strip() == "dice verified", ok.stderr
+    turn, roll, position = first_thrown(record)
+    record["turns"][turn - 1]["rolls"][roll - 1]["dice"][position] ^= 7
+    path.write_text(json.dumps(record))
+    bad = check()
+    assert bad.returncode == 1
+    assert bad.stderr.strip() == f"turn {turn} roll {roll}: dice differ from the commitment"
+    assert verify_record(record).message == bad.stderr.strip()
