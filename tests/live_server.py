@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import make_url, text
-from sqlalchemy.ext.asyncio import create_async_engine
+
+from dicepoker.server.store import create_database
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 #: Tests play far faster than people: their servers run without rate limits unless a test
@@ -40,17 +40,7 @@ def redis_url() -> str:
 
 def fresh_postgres_database() -> str:
     """The URL of a new, empty PostgreSQL database (so tests and runs never collide)."""
-    base = make_url(postgres_url())
-    name = f"t_{uuid.uuid4().hex[:12]}"
-
-    async def make() -> None:
-        engine = create_async_engine(base, isolation_level="AUTOCOMMIT")
-        async with engine.connect() as connection:
-            await connection.execute(text(f"CREATE DATABASE {name}"))
-        await engine.dispose()
-
-    asyncio.run(make())
-    return base.set(database=name).render_as_string(hide_password=False)
+    return asyncio.run(create_database(postgres_url(), f"t_{uuid.uuid4().hex[:12]}"))
 
 
 def postgres_url() -> str:

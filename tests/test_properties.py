@@ -283,3 +283,22 @@ def _check_star_status(state: GameState) -> None:
                 # Still reachable: the cells are not all filled yet (else it would be earned).
                 assert status.status == "open", (seat, key)
                 assert not full, (seat, key)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from(["school", "yahtzee", "poker-dice"]),
+    st.integers(0, 2**32),
+    st.integers(1, 3),
+)
+def test_cached_views_equal_fresh_views(variant: str, seed: int, players: int) -> None:
+    """The server's view cache (sheets reused while unchanged) never shows a stale sheet."""
+    from dicepoker.bots import make_bot
+    from dicepoker.view import ViewCache, game_view
+
+    rules = get_rules(variant)
+    state = new_game(rules, [f"p{n}" for n in range(min(players, rules.max_players))])
+    dice, bot, cache = SeededDice(seed), make_bot("random"), ViewCache()
+    while not state.finished:
+        state = apply(state, bot.choose(state), dice)
+        assert game_view(state, cache) == game_view(state)

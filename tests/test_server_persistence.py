@@ -99,3 +99,15 @@ def test_restart_lets_bots_finish_their_games(database: str) -> None:
         assert len(record["turns"]) == 2 and record["turns"][1]["move"]
     finally:
         server.stop()
+
+
+def test_head_revision_is_alembics_head() -> None:
+    """The start-up shortcut (no Alembic when the schema is current) reads the same head."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from dicepoker.server.store import MIGRATIONS, head_revision
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert head_revision() == ScriptDirectory.from_config(config).get_current_head()

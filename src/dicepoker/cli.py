@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -300,6 +301,20 @@ def serve_command(
     bot_delay: Annotated[
         float, typer.Option(min=0, help="Seconds a bot waits before each action (0: instant).")
     ] = 0.6,
+    redis_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REDIS_URL",
+            help="Redis for several server processes on one PostgreSQL database "
+            "(docs/deploy.md; default: $REDIS_URL, else one process on its own).",
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Server processes on this port (more than one needs PostgreSQL and Redis)."
+        ),
+    ] = 1,
     ws_rate: Annotated[
         float,
         typer.Option(min=0, help="WebSocket messages a second per connection (0: no limit)."),
@@ -327,11 +342,13 @@ def serve_command(
     """Start the web app (games, lobby, API, WebSocket) with its database migrated."""
     import uvicorn
 
-    from dicepoker.server.app import Settings, create_app, default_database
+    from dicepoker.server.app import SETTINGS_ENV, Settings, create_app, default_database
+    from dicepoker.server.store import database_url
 
     settings = Settings(
         database=db or default_database(),
         bot_delay=bot_delay,
+        redis_url=redis_url or None,
         ws_rate=ws_rate,
         ws_burst=ws_burst,
         http_rate=http_rate,
@@ -339,9 +356,29 @@ def serve_command(
         max_record_bytes=max_record_bytes,
         max_record_turns=max_record_turns,
     )
-    app_ = create_app(settings)
+    if workers > 1 and (database_url(settings.database).startswith("sqlite") or not redis_url):
+        fail("--workers above 1 needs a PostgreSQL --db and --redis-url (see docs/deploy.md)")
     typer.echo(f"dicepoker: serving on http://{host}:{port}", err=True)
-    uvicorn.run(app_, host=host, port=port, log_level="warning", ws_max_size=64 * 1024)
+    # No per-message compression: a state is a few kilobytes, and deflating it for every
+    # socket cost more CPU than anything else in sending it (benchmarks/load.py).
+    options: dict[str, Any] = {
+        "log_level": "warning",
+        "ws_max_size": 64 * 1024,
+        "ws_per_message_deflate": False,
+    }
+    if workers == 1:
+        uvicorn.run(create_app(settings), host=host, port=port, **options)
+        return
+    # Each worker process builds its own app from the same settings.
+    os.environ[SETTINGS_ENV] = settings.to_json()
+    uvicorn.run(
+        "dicepoker.server.app:app_from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        **options,
+    )
 
 
 @app.command("presets")

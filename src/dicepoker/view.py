@@ -122,10 +122,29 @@ def rules_view(rules: Rules) -> dict[str, Any]:
     }
 
 
-def game_view(state: GameState) -> dict[str, Any]:
-    """The whole position: rules, players with totals and places, sheets, the turn and its
-    legal moves with what each would score now."""
-    rules = state.rules
+class ViewCache:
+    """The sheet part of the last view, reused while the position's sheets are the very same
+    objects: a roll changes only the dice, so a server that sends the view after every event
+    renders the sheets once per move instead of once per event."""
+
+    __slots__ = ("key", "part")
+
+    def __init__(self) -> None:
+        self.key: tuple[Any, ...] | None = None
+        self.part: dict[str, Any] = {}
+
+    def matches(self, key: tuple[Any, ...]) -> bool:
+        old = self.key
+        return (
+            old is not None
+            and old[0] is key[0]  # the very same sheets (tuples are never changed in place)
+            and old[1] is key[1]
+            and old[2:] == key[2:]
+        )
+
+
+def _sheets_part(state: GameState) -> dict[str, Any]:
+    """What depends on the sheets only: players with totals and places, the sheets, ranking."""
     places = {standing.seat: standing.place for standing in ranking(state)}
     players = []
     for seat, name in enumerate(state.players):
@@ -139,25 +158,57 @@ def game_view(state: GameState) -> dict[str, Any]:
                 "forfeited": seat in state.forfeited,
             }
         )
-    view: dict[str, Any] = {
-        "rules": rules_view(rules),
+    part: dict[str, Any] = {
         "players": players,
         "sheets": [
             sheet_view(state, seat, state.final_sheets[seat]) for seat in range(len(state.players))
         ],
-        "finished": state.finished,
-        "turn_number": state.turn,
         "winner": winner(state),
         "ranking": [standing.seat for standing in ranking(state)],
     }
     if state.stage:
-        view["tiebreak"] = {
+        part["tiebreak"] = {
             "game": state.stage,
             "seats": list(state.contenders),
             "sheets": {
                 str(seat): sheet_view(state, seat, state.sheets[seat]) for seat in state.contenders
             },
         }
+    return part
+
+
+def game_view(state: GameState, cache: ViewCache | None = None) -> dict[str, Any]:
+    """The whole position: rules, players with totals and places, sheets, the turn and its
+    legal moves with what each would score now. With a `cache`, the sheet part of the previous
+    call is reused when the sheets have not changed since."""
+    rules = state.rules
+    key = (
+        state.sheets,
+        state.main_sheets,
+        state.players,
+        state.forfeited,
+        state.stage,
+        state.contenders,
+        state.winner,
+        state.finished,
+    )
+    if cache is not None and cache.matches(key):
+        part = cache.part
+    else:
+        part = _sheets_part(state)
+        if cache is not None:
+            cache.key, cache.part = key, part
+    view: dict[str, Any] = {
+        "rules": rules_view(rules),
+        "players": part["players"],
+        "sheets": part["sheets"],
+        "finished": state.finished,
+        "turn_number": state.turn,
+        "winner": part["winner"],
+        "ranking": part["ranking"],
+    }
+    if "tiebreak" in part:
+        view["tiebreak"] = part["tiebreak"]
     if not state.finished:
         legal = [
             {

@@ -9,7 +9,7 @@ import logging
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +33,7 @@ from dicepoker.record import (
 )
 from dicepoker.rules import PRESETS, get_rules
 from dicepoker.server import protocol
+from dicepoker.server.bus import make_bus
 from dicepoker.server.hub import RESYNC, Hub, LiveGame, Refusal
 from dicepoker.server.models import iso_utc
 from dicepoker.server.protocol import CreateGame, JoinGame
@@ -69,10 +70,15 @@ def default_database() -> str:
     return str(folder / "dicepoker.db")
 
 
+SETTINGS_ENV = "DICEPOKER_SERVER_SETTINGS"
+
+
 @dataclass
 class Settings:
     database: str
     bot_delay: float = 0.6
+    # Redis for several processes on one PostgreSQL database (docs/deploy.md); None: one process.
+    redis_url: str | None = None
     # Rate limits (security.py; 0 switches one off): messages per WebSocket connection, and
     # requests that create something (games, joins, record imports) per client address.
     ws_rate: float = 10.0
@@ -82,6 +88,18 @@ class Settings:
     # Imported records: at most this many bytes and turns.
     max_record_bytes: int = 1024 * 1024
     max_record_turns: int = 2000
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Settings:
+        return cls(**json.loads(text))
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker process of `dicepoker serve --workers N` (settings in the env)."""
+    return create_app(Settings.from_json(os.environ[SETTINGS_ENV]))
 
 
 class BodyLimit:
@@ -138,7 +156,7 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings(database=default_database())
     store = Store(settings.database)
-    hub = Hub(store, bot_delay=settings.bot_delay)
+    hub = Hub(store, bot_delay=settings.bot_delay, bus=make_bus(settings.redis_url))
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -4,6 +4,11 @@ For every intent the hub checks the seat, refuses stale or out-of-turn intents, 
 commits the event to the database, and only then updates the live game and broadcasts the new
 state. Each game has a lock (a queue of concurrency one), so two intents never interleave. Bots and
 turn clocks act through the same path as people.
+
+Several processes may serve the same games (docs/deploy.md): the database's `seq` check lets only
+one of them commit each event, the bus (`server.bus`) tells the others, which apply it to their
+copy and tell their own clients, and a process that finds itself behind catches up from the
+database before it answers.
 """
 
 from __future__ import annotations
@@ -33,13 +38,15 @@ from dicepoker.engine import apply as engine_apply
 from dicepoker.fair import RECORD_KEY, FairDice, commitment, new_seed, record_entry
 from dicepoker.record import Game
 from dicepoker.rules import Rules, RulesError, get_rules
+from dicepoker.server.bus import LEASE_MS, Bus, LocalBus
 from dicepoker.server.models import GameRow, iso_utc
 from dicepoker.server.store import ConflictError, Store, StoredEvent
-from dicepoker.view import game_view
+from dicepoker.view import ViewCache, game_view
 
 log = logging.getLogger("dicepoker.server")
 
 QUEUE_SIZE = 256
+LEASE_SECONDS = LEASE_MS / 1000
 RESYNC = json.dumps({"type": "resync"})
 
 
@@ -89,13 +96,14 @@ class LiveGame:
     clock_task: asyncio.Task[None] | None = None
     clock_key: tuple[int, int] | None = None
     deadline: float | None = None
+    view_cache: ViewCache = field(default_factory=ViewCache)
     # Fair dice (docs/fair-dice.md): the secret seed never leaves the server before the end.
     dice_seed: str | None = field(default=None, repr=False)
     dice_commitment: str | None = None
 
     @property
     def state_view(self) -> dict[str, Any]:
-        view = game_view(self.game.state)
+        view = game_view(self.game.state, self.view_cache)
         if "turn" in view:
             # Which dice the last roll kept, so a reloaded page can show them held again.
             rolls = self.game.current_rolls
@@ -162,6 +170,7 @@ class Hub:
         *,
         bot_delay: float = 0.6,
         dice_factory: Callable[[], DiceSource] | None = None,
+        bus: Bus | None = None,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
@@ -169,18 +178,25 @@ class Hub:
         # that, and its games carry no commitment. Games older than the seeds use SecretDice.
         self.commit_dice = dice_factory is None
         self.dice: DiceSource = dice_factory() if dice_factory is not None else SecretDice()
+        self.bus: Bus = bus or LocalBus()
         self.games: dict[str, LiveGame] = {}
         self._loading: dict[str, asyncio.Lock] = {}
+        # Bus messages that arrived while their game was being loaded from the database.
+        self._early: dict[str, list[dict[str, Any]]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
         self._closing = False
 
     # --- life cycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Load every unfinished game and let its bots and clocks go on."""
+        await self.bus.start(self._on_bus, self._catch_up_all)
         for game_id in await self.store.unfinished():
             live = await self.load(game_id)
             if live is not None:
                 self._schedule(live)
+        if self.bus.shared:
+            self._sweeper = asyncio.create_task(self._sweep(), name="lease-sweeper")
 
     async def close(self) -> None:
         self._closing = True
@@ -190,9 +206,12 @@ class Hub:
             for task in (live.bot_task, live.clock_task)
             if task is not None and not task.done()
         ]
+        if self._sweeper is not None:
+            tasks.append(self._sweeper)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.bus.close()
 
     # --- creating and loading --------------------------------------------------------------
 
@@ -300,7 +319,11 @@ class Hub:
             events = await self.store.events(game_id)
             live = self._live_from(row, events)
             self.games[game_id] = live
-            return live
+        if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
+            # An event committed after our read was announced before the game was here.
+            async with live.lock:
+                await self._catch_up(live)
+        return live
 
     async def join(self, live: LiveGame, seat: int | None, name: str) -> tuple[int, str]:
         async with live.lock:
@@ -320,15 +343,19 @@ class Hub:
             seats[seat] = {"kind": "human", "name": name, "token_hash": hash_token(token)}
             status = _status(seats, live.game.state.finished)
             if not await self.store.update_seats(live.id, seats, status, live.seats):
+                await self._catch_up(live)  # another process seated someone: learn who
                 raise Refusal("seat_taken", f"seat {seat + 1} was just taken", 409)
-            live.seats = seats
-            live.status = status
-            players = list(live.game.state.players)
-            players[seat] = name
-            live.game.state = live.game.state._replace(players=tuple(players))
+            self._set_seats(live, seats)
         self._broadcast(live, {"type": "seats", **live.meta(), "state": live.state_view})
+        await self.bus.publish(live.id, {"kind": "seats"})
         self._schedule(live)
         return seat, token
+
+    def _set_seats(self, live: LiveGame, seats: list[dict[str, Any]]) -> None:
+        live.seats = seats
+        live.status = _status(seats, live.game.state.finished)
+        players = [seat.get("name") or live.game.state.players[n] for n, seat in enumerate(seats)]
+        live.game.state = live.game.state._replace(players=tuple(players))
 
     def seat_of(self, live: LiveGame, token: str) -> int | None:
         """The seat a token belongs to, compared in constant time; None when it matches none."""
@@ -386,12 +413,31 @@ class Hub:
         try:
             await self.store.append(live.id, live.seq, stored, status)
         except ConflictError:
-            self.games.pop(live.id, None)
-            raise Refusal("stale", "the game was changed elsewhere; reload it") from None
+            # Another process committed first: take its events, then refuse this intent.
+            await self._catch_up(live)
+            raise Refusal(
+                "stale", f"the game has moved on (seq {live.seq}); your intent was not applied"
+            ) from None
         # Committed: now the game moves on, and everyone hears of it.
         live.game.advance(action, after, auto=auto)
+        self._moved(live, stored)
+        await self.bus.publish(
+            live.id,
+            {
+                "kind": "event",
+                "seq": stored.seq,
+                "seat": stored.seat,
+                "action": stored.action,
+                "thrown": stored.thrown,
+                "auto": stored.auto,
+            },
+        )
+        return stored.seq
+
+    def _moved(self, live: LiveGame, stored: StoredEvent) -> None:
+        """The game (already advanced) is at event `stored`: tell this process's clients."""
         live.seq = stored.seq
-        live.status = status
+        live.status = _status(live.seats, live.game.state.finished)
         live.sync_fair_dice()
         self._update_clock(live)
         self._broadcast(
@@ -399,15 +445,72 @@ class Hub:
             {
                 "type": "event",
                 "seq": stored.seq,
-                "seat": seat,
+                "seat": stored.seat,
                 "action": stored.action,
-                "auto": auto,
+                "auto": stored.auto,
                 **live.meta(),
                 "state": live.state_view,
             },
         )
         self._schedule(live)
-        return stored.seq
+
+    # --- other processes ---------------------------------------------------------------------
+
+    async def _on_bus(self, game_id: str, message: dict[str, Any]) -> None:
+        """Another process committed an event of (or seated someone in) `game_id`."""
+        live = self.games.get(game_id)
+        if live is None:
+            lock = self._loading.get(game_id)
+            if lock is not None and lock.locked():
+                self._early.setdefault(game_id, []).append(message)
+            return
+        async with live.lock:
+            if message.get("kind") == "event":
+                seq = message.get("seq")
+                if not isinstance(seq, int) or seq <= live.seq:
+                    return  # already here (we caught up from the database first)
+                if seq == live.seq + 1:
+                    stored = StoredEvent(
+                        seq,
+                        int(message["seat"]),
+                        str(message["action"]),
+                        message.get("thrown"),
+                        bool(message.get("auto")),
+                    )
+                    self._replay(live, stored)
+                    return
+            await self._catch_up(live)
+
+    def _replay(self, live: LiveGame, stored: StoredEvent) -> None:
+        action = parse_action(stored.action)
+        dice = FixedDice(stored.thrown or ())
+        live.game.play(action, dice, seat=stored.seat, auto=stored.auto)
+        self._moved(live, stored)
+
+    async def _catch_up(self, live: LiveGame) -> None:
+        """Bring the live game to what the database holds (call with the game's lock held)."""
+        row = await self.store.game(live.id)
+        if row is None:
+            return
+        if row.seats != live.seats:
+            self._set_seats(live, [dict(seat) for seat in row.seats])
+            self._broadcast(live, {"type": "seats", **live.meta(), "state": live.state_view})
+        for stored in await self.store.events(live.id, after=live.seq):
+            self._replay(live, stored)
+        self._schedule(live)
+
+    async def _catch_up_all(self) -> None:
+        """After the bus was down a while: every game may have missed messages."""
+        for live in list(self.games.values()):
+            async with live.lock:
+                await self._catch_up(live)
+
+    async def _sweep(self) -> None:
+        """Take over the bots and clocks of games whose lease holder stopped renewing it."""
+        while not self._closing:
+            await asyncio.sleep(LEASE_SECONDS / 2)
+            for live in list(self.games.values()):
+                self._schedule(live)
 
     async def autoplay(self, live: LiveGame, seat: int) -> None:
         """Play the rest of `seat`'s turn by the preset's auto-play rule (or greedily)."""
@@ -469,10 +572,17 @@ class Hub:
             await asyncio.sleep(self.bot_delay)
             if live.game.state is not state:
                 continue
-            action = live.bots[seat].choose(state)
+            if not await self.bus.claim(live.id):
+                return  # another process drives this game's bots
+            # In a worker thread, so that a long decision never stalls everyone else's game.
+            action = await asyncio.to_thread(live.bots[seat].choose, state)
+            if live.game.state is not state:
+                continue
             try:
                 await self.act(live, seat, str(action))
             except Refusal as exc:
+                if exc.code == "stale":
+                    continue  # another process moved first; we caught up, look again
                 log.error("bot %s in game %s refused: %s", seat, live.id, exc.message)
                 return
 
@@ -507,6 +617,12 @@ class Hub:
         state = live.game.state
         if state.finished or (state.turn, state.seat) != key:
             return
+        while not await self.bus.claim(live.id):
+            # Another process runs this clock; should it die, its lease runs out and we act.
+            await asyncio.sleep(LEASE_SECONDS / 2)
+            state = live.game.state
+            if state.finished or (state.turn, state.seat) != key:
+                return
         live.clock_task = None  # this task is ending; acting below sets the next clock
         try:
             if live.rules.timeout_loses and live.rules.turn_seconds > 0:

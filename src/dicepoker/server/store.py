@@ -9,20 +9,50 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import event, insert, select, update
+from sqlalchemy import event, insert, make_url, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from dicepoker.server.models import EventRow, GameRow, RecordRow, utcnow
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+_REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]+)?=\s*['\"]?(\w+)", re.MULTILINE)
+
+
+@functools.cache
+def head_revision() -> str:
+    """The newest migration's revision, read from the migration files (Alembic's "head")."""
+    revisions: set[str] = set()
+    downs: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        for kind, value in _REVISION.findall(path.read_text(encoding="utf-8")):
+            (revisions if kind == "revision" else downs).add(value)
+    heads = revisions - downs
+    if len(heads) != 1:
+        raise RuntimeError(f"the migrations must have one head, not {sorted(heads)}")
+    return heads.pop()
+
+
+async def create_database(url: str, name: str) -> str:
+    """Create PostgreSQL database `name` on the server of `url`; returns the new database's URL
+    (for test and benchmark runs that must not share a database)."""
+    if not name.isidentifier():
+        raise ValueError(f"not a plain database name: {name!r}")
+    base = make_url(database_url(url))
+    engine = create_async_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as connection:
+            await connection.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        await engine.dispose()
+    return base.set(database=name).render_as_string(hide_password=False)
 
 
 class ConflictError(RuntimeError):
@@ -95,10 +125,23 @@ class Store:
 
     async def migrate(self) -> None:
         """Bring the schema to the newest migration (safe to run at every start)."""
+        if await self._schema_version() == head_revision():
+            return  # the usual start: nothing to do, and no need to load Alembic
+        from alembic import command
+        from alembic.config import Config
+
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
         await asyncio.to_thread(command.upgrade, config, "head")
+
+    async def _schema_version(self) -> str | None:
+        try:
+            async with self.engine.connect() as connection:
+                result = await connection.execute(text("SELECT version_num FROM alembic_version"))
+                return result.scalar_one_or_none()
+        except Exception:  # no schema yet (or not one of ours): let Alembic decide
+            return None
 
     async def close(self) -> None:
         await self.engine.dispose()
