@@ -1,0 +1,393 @@
+"""Load on real servers: N concurrent games of simulated people and bots, for a fixed time.
+
+    python benchmarks/load.py --games 1000 --seconds 60                  # 1 process, SQLite
+    python benchmarks/load.py --games 1000 --seconds 60 --processes 2    # PostgreSQL + Redis
+
+Starts the server(s) in subprocesses (SQLite in a temporary folder; or `--processes 2` processes
+on a fresh database of the PostgreSQL at `--postgres` and the Redis at `--redis`, by default the
+ones `scripts/services` starts), creates N `school` games (3 columns), half of them two people and
+half a person against a bot (greedy or expert, server side, `--bot-delay`), connects every person
+on a WebSocket (with two processes, the two seats of a game on different processes, so every
+event crosses Redis), then for `--seconds` lets each person act on their turn after a random
+think time (`--think`, uniform, seconds): roll, sometimes hold some dice and roll again, then a
+random legal cell move with the best immediate gain more often than not. A finished game is
+replaced by a new one, so N games run all the time.
+
+Prints: games, moves per second (people and bots), the intent-to-broadcast latency p50/p99 (from
+sending an intent to each of the game's sockets receiving its event, the actor's and, with two
+processes, the other process's), errors (refusals, lost connections, failed requests), and each
+server process's peak memory (VmHWM) and CPU time. `--json` prints the same as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+from dicepoker.server.store import create_database
+
+DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
+COLUMNS = 3
+
+
+@dataclass
+class Server:
+    """One `dicepoker serve` process."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def peak_memory_mb(self) -> float:
+        """The process's peak resident memory (VmHWM), in MiB."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(port: int, database: str, redis: str | None, bot_delay: float) -> Server:
+    command = [
+        DICEPOKER,
+        "serve",
+        "--port",
+        str(port),
+        "--db",
+        database,
+        "--bot-delay",
+        str(bot_delay),
+        # All the load comes from one address: no per-address or per-connection limits.
+        "--ws-rate",
+        "0",
+        "--http-rate",
+        "0",
+    ]
+    if redis:
+        command += ["--redis-url", redis]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = Server(port, process)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"server on port {port} exited with {process.returncode}")
+        try:
+            if httpx.get(server.url + "/api/presets", timeout=2).status_code == 200:
+                return server
+        except httpx.TransportError:
+            time.sleep(0.1)  # readiness poll
+    process.kill()
+    raise SystemExit("server did not start")
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    sent: dict[tuple[str, int], float] = field(default_factory=dict)  # (game, seq) -> sent at
+    moves: int = 0  # events seen by the first socket of each game (people and bots)
+    errors: list[str] = field(default_factory=list)
+    games_finished: int = 0
+    games_created: int = 0
+    measuring: bool = False
+
+
+class Person:
+    """One seat played by a simulated person over a WebSocket."""
+
+    def __init__(
+        self, game_id: str, token: str, ws_url: str, counts: bool, stats: Stats, rng: random.Random
+    ) -> None:
+        self.game_id = game_id
+        self.url = f"{ws_url}/ws/games/{game_id}?token={token}"
+        self.counts = counts  # this socket counts the game's moves
+        self.stats = stats
+        self.rng = rng
+        self.seat: int | None = None
+        self.ws: ClientConnection | None = None
+        self.welcomed = asyncio.Event()
+
+    async def run(self, think: tuple[float, float], stop: asyncio.Event) -> bool:
+        """Play until the game ends (True) or the run stops (False)."""
+        async with connect(self.url, open_timeout=60, max_size=2**22) as ws:
+            self.ws = ws
+            acting: asyncio.Task[None] | None = None
+            receiving = asyncio.ensure_future(ws.recv())
+            stopping = asyncio.ensure_future(stop.wait())
+            try:
+                while True:
+                    done, _ = await asyncio.wait(
+                        {receiving, stopping}, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    if stopping in done:
+                        return False
+                    message = json.loads(receiving.result())
+                    receiving = asyncio.ensure_future(ws.recv())
+                    now = time.perf_counter()
+                    kind = message["type"]
+                    if kind == "welcome":
+                        self.seat = message["seat"]
+                        self.welcomed.set()
+                    elif kind == "event":
+                        sent = self.stats.sent.get((self.game_id, message["seq"]))
+                        if sent is not None and self.stats.measuring:
+                            self.stats.latencies.append(now - sent)
+                        if self.counts and self.stats.measuring:
+                            self.stats.moves += 1
+                    elif kind == "error":
+                        self.stats.errors.append(f"{message['code']}: {message['message']}")
+                    if "state" not in message or "seq" not in message:
+                        continue
+                    state = message["state"]
+                    if state["finished"]:
+                        if self.counts:
+                            self.stats.games_finished += 1
+                        return True
+                    turn = state["turn"]
+                    if turn["seat"] == self.seat and (acting is None or acting.done()):
+                        acting = asyncio.create_task(self._act(state, message["seq"], think))
+            finally:
+                receiving.cancel()
+                stopping.cancel()
+                if acting is not None:
+                    acting.cancel()
+
+    async def _act(self, state: dict[str, Any], seq: int, think: tuple[float, float]) -> None:
+        await asyncio.sleep(self.rng.uniform(*think))  # the person thinks
+        turn = state["turn"]
+        if turn["rolls"] == 0:
+            action = "roll"
+        elif turn["can_roll"] and self.rng.random() < 0.4:
+            held = sorted(self.rng.sample(range(5), self.rng.randrange(1, 5)))
+            action = "hold " + " ".join(map(str, held))
+        elif self.rng.random() < 0.7:
+            action = max(turn["legal"], key=lambda option: option["gain"])["action"]
+        else:
+            action = self.rng.choice(turn["legal"])["action"]
+        self.stats.sent[(self.game_id, seq + 1)] = time.perf_counter()
+        assert self.ws is not None
+        await self.ws.send(json.dumps({"type": "act", "action": action, "seq": seq}))
+
+
+BOTS = ["greedy", "expert"]
+
+
+async def create_game(
+    client: httpx.AsyncClient, servers: list[Server], n: int, rng: random.Random
+) -> tuple[str, list[tuple[str, str]]]:
+    """A new game; returns its id and, per person, (token, WebSocket URL)."""
+    people = [{"kind": "human", "name": f"P{n}a"}]
+    if n % 2:
+        people.append({"kind": "human", "name": f"P{n}b"})
+    else:
+        people.append({"kind": "bot", "level": rng.choice(BOTS)})
+    response = await client.post(
+        servers[n % len(servers)].url + "/api/games",
+        json={"variant": "school", "options": {"columns": COLUMNS}, "seats": people},
+    )
+    response.raise_for_status()
+    body = response.json()
+    seats = [seat for seat in body["seats"] if seat.get("token")]
+    # With two processes, the seats of one game sit on different processes.
+    return body["id"], [
+        (seat["token"], servers[(n + i) % len(servers)].ws_url) for i, seat in enumerate(seats)
+    ]
+
+
+async def keep_game(
+    slot: int,
+    client: httpx.AsyncClient,
+    servers: list[Server],
+    stats: Stats,
+    think: tuple[float, float],
+    stop: asyncio.Event,
+    ready: asyncio.Queue[None],
+    rng: random.Random,
+) -> None:
+    """Keep one game running in this slot until the run stops (a finished one is replaced)."""
+    first = True
+    n = slot
+    while not stop.is_set():
+        try:
+            game_id, seats = await create_game(client, servers, n, rng)
+            stats.games_created += 1
+            people = [
+                Person(game_id, token, url, i == 0, stats, random.Random(rng.random()))
+                for i, (token, url) in enumerate(seats)
+            ]
+            tasks = [asyncio.create_task(p.run(think, stop)) for p in people]
+            await asyncio.gather(*(p.welcomed.wait() for p in people))
+            if first:
+                ready.put_nowait(None)
+                first = False
+            await asyncio.gather(*tasks)
+        except Exception as exc:  # counted, and the slot goes on with a new game
+            stats.errors.append(f"{type(exc).__name__}: {exc}")
+            if first:
+                ready.put_nowait(None)
+                first = False
+        n += 100_000
+
+
+async def drive(
+    servers: list[Server], games: int, seconds: float, think: tuple[float, float], seed: int
+) -> dict[str, Any]:
+    stats = Stats()
+    stop = asyncio.Event()
+    ready: asyncio.Queue[None] = asyncio.Queue()
+    rng = random.Random(seed)
+    limits = httpx.Limits(max_connections=64)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        tasks = [
+            asyncio.create_task(
+                keep_game(
+                    n, client, servers, stats, think, stop, ready, random.Random(rng.random())
+                )
+            )
+            for n in range(games)
+        ]
+        for _ in range(games):  # every game created and every person connected
+            await ready.get()
+        cpu_before = [server.cpu_seconds() for server in servers]
+        stats.measuring = True
+        start = time.perf_counter()
+        await asyncio.sleep(seconds)  # the measured period
+        stats.measuring = False
+        elapsed = time.perf_counter() - start
+        cpu = [s.cpu_seconds() - before for s, before in zip(servers, cpu_before, strict=True)]
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    latencies = sorted(stats.latencies)
+
+    def pct(p: float) -> float:
+        if not latencies:
+            return float("nan")
+        return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
+
+    return {
+        "games": games,
+        "processes": len(servers),
+        "seconds": round(elapsed, 1),
+        "moves": stats.moves,
+        "moves_per_second": round(stats.moves / elapsed, 1),
+        "deliveries_measured": len(latencies),
+        "latency_ms": {
+            "p50": round(pct(0.50), 1),
+            "p99": round(pct(0.99), 1),
+            "mean": round(statistics.fmean(latencies) * 1000, 1) if latencies else None,
+            "max": round(latencies[-1] * 1000, 1) if latencies else None,
+        },
+        "errors": len(stats.errors),
+        "error_samples": stats.errors[:5],
+        "games_finished": stats.games_finished,
+        "games_created": stats.games_created,
+        "server_peak_memory_mb": [round(server.peak_memory_mb(), 1) for server in servers],
+        "server_cpu_share": [round(c / elapsed, 2) for c in cpu],
+    }
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    think = (args.think[0], args.think[1])
+    with tempfile.TemporaryDirectory() as folder:
+        if args.processes == 1 and not args.postgres_always:
+            databases = [str(Path(folder) / "load.db")]
+            redis = None
+        else:
+            if not args.postgres or not args.redis:
+                raise SystemExit("--processes 2 needs --postgres and --redis (scripts/services)")
+            name = f"load_{uuid.uuid4().hex[:10]}"
+            databases = [asyncio.run(create_database(args.postgres, name))] * args.processes
+            redis = args.redis if args.processes > 1 else None
+        servers = [start_server(free_port(), db, redis, args.bot_delay) for db in databases]
+        try:
+            report = asyncio.run(drive(servers, args.games, args.seconds, think, args.seed))
+        finally:
+            for server in servers:
+                server.process.terminate()
+            for server in servers:
+                server.process.wait(timeout=30)
+    report["store"] = "sqlite" if redis is None and not args.postgres_always else "postgresql"
+    report["think_seconds"] = list(think)
+    report["bot_delay"] = args.bot_delay
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument(
+        "--think", type=float, nargs=2, default=[2.0, 8.0], help="a person's think time range"
+    )
+    parser.add_argument("--bot-delay", type=float, default=1.5)
+    parser.add_argument("--bots", default=",".join(BOTS), help="bot levels, comma-separated")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--postgres", default=os.environ.get("DICEPOKER_TEST_POSTGRES"))
+    parser.add_argument("--redis", default=os.environ.get("DICEPOKER_TEST_REDIS"))
+    parser.add_argument(
+        "--postgres-always", action="store_true", help="one process on PostgreSQL too"
+    )
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    BOTS[:] = args.bots.split(",")
+    report = run(args)
+    if args.json:
+        print(json.dumps(report))
+        return
+    latency = report["latency_ms"]
+    print(
+        f"{report['processes']} process(es) on {report['store']}: {report['games']} games for "
+        f"{report['seconds']} s (think {args.think[0]}-{args.think[1]} s, bot delay "
+        f"{args.bot_delay} s)"
+    )
+    print(
+        f"moves {report['moves']} ({report['moves_per_second']} per second), "
+        f"{report['games_finished']} games finished"
+    )
+    print(
+        f"intent -> broadcast latency over {report['deliveries_measured']} deliveries: "
+        f"p50 {latency['p50']} ms, p99 {latency['p99']} ms, max {latency['max']} ms"
+    )
+    print(f"errors {report['errors']} {report['error_samples'] or ''}")
+    print(
+        f"server peak memory {report['server_peak_memory_mb']} MiB, "
+        f"CPU share {report['server_cpu_share']}"
+    )
+
+
+if __name__ == "__main__":
+    main()
