@@ -11,9 +11,11 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -38,9 +40,11 @@ from dicepoker.fair import (
 )
 from dicepoker.record import Game, replay
 from dicepoker.rules import get_rules
-from dicepoker.server.store import MIGRATIONS
-from live_server import DICEPOKER, LiveServer
+from dicepoker.server.store import MIGRATIONS, database_url
+from live_server import DICEPOKER, LiveServer, fresh_postgres_database, redis_url
 from ws_client import Player
+
+T = TypeVar("T")
 
 #: The seed of the worked example in docs/fair-dice.md: the bytes 0x00, 0x01, ..., 0x1f.
 EXAMPLE_SEED = bytes(range(32)).hex()
@@ -442,6 +446,13 @@ def test_stored_dice_stay_the_source_of_truth_after_a_restart(tmp_path: Path) ->
 # --- the migration ------------------------------------------------------------------------------
 
 
+def off_loop(function: Callable[..., T], *args: Any) -> T:
+    """Run `function` (which calls asyncio.run) in a thread of its own: the sync Playwright of
+    the browser test keeps an event loop in this thread while its module fixture lives."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args).result()
+
+
 def alembic_config(url: str) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
@@ -459,13 +470,13 @@ def columns(url: str) -> set[str]:
         await engine.dispose()
         return names
 
-    return asyncio.run(read())
+    return off_loop(asyncio.run, read())
 
 
 def test_migration_0002_adds_and_removes_the_seed_columns(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     url = f"sqlite+aiosqlite:///{path}"
-    command.upgrade(alembic_config(url), "0001")
+    off_loop(command.upgrade, alembic_config(url), "0001")
     assert not {"dice_seed", "dice_commitment"} & columns(url)
     # A game made before fair dice: bots only, not started yet.
     seats = [{"kind": "bot", "name": "Greedy 1", "level": "greedy"}]
@@ -483,11 +494,11 @@ def test_migration_0002_adds_and_removes_the_seed_columns(tmp_path: Path) -> Non
                 "2026-01-01 00:00:00.000000",
             ),
         )
-    command.upgrade(alembic_config(url), "head")
+    off_loop(command.upgrade, alembic_config(url), "head")
     assert {"dice_seed", "dice_commitment"} <= columns(url)
-    command.downgrade(alembic_config(url), "0001")
+    off_loop(command.downgrade, alembic_config(url), "0001")
     assert not {"dice_seed", "dice_commitment"} & columns(url)
-    command.upgrade(alembic_config(url), "head")
+    off_loop(command.upgrade, alembic_config(url), "head")
 
     # The server takes the old game on: unpredictable dice, no commitment, nothing to verify.
     server = LiveServer(str(path)).start()
@@ -587,3 +598,68 @@ def test_the_check_in_the_documentation_works(tmp_path: Path) -> None:
     assert bad.returncode == 1
     assert bad.stderr.strip() == f"turn {turn} roll {roll}: dice differ from the commitment"
     assert verify_record(record).message == bad.stderr.strip()
+
+
+def test_fair_dice_and_migration_0002_on_postgresql() -> None:
+    url = off_loop(fresh_postgres_database)
+    server = LiveServer(url).start()  # migrates the new database to the head
+    try:
+        body = create(
+            server,
+            {
+                "variant": "poker-dice",
+                "options": {"turn_seconds": 0},
+                "seats": [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "greedy"}],
+            },
+        )
+        server.wait_for(f"/api/games/{body['id']}", lambda g: g["status"] == "finished")
+        record = server.get(f"/api/games/{body['id']}/record")
+        assert verify_record(record).ok
+        assert server.get(f"/api/games/{body['id']}/verify")["ok"] is True
+    finally:
+        server.stop()
+    config = alembic_config(database_url(url))
+    assert {"dice_seed", "dice_commitment"} <= columns(database_url(url))
+    off_loop(command.downgrade, config, "0001")
+    assert not {"dice_seed", "dice_commitment"} & columns(database_url(url))
+    off_loop(command.upgrade, config, "head")
+    assert {"dice_seed", "dice_commitment"} <= columns(database_url(url))
+
+
+def test_two_server_processes_roll_the_same_committed_dice() -> None:
+    """Ana plays through one process and Bea through another (PostgreSQL + Redis): each process
+    derives its rolls from the stored seed, and both reveal it and verify at the end."""
+    database = off_loop(fresh_postgres_database)
+    first = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
+    second = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
+    try:
+        body = create(
+            first,
+            {
+                "variant": "school",
+                "options": {"columns": 1},
+                "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
+            },
+        )
+        game_id = body["id"]
+        ana = Player(first.ws_url, game_id, body["seats"][0]["token"])
+        bea = Player(second.ws_url, game_id, body["seats"][1]["token"])
+        assert ana.seen[0]["fair_dice"] == bea.seen[0]["fair_dice"]
+        assert "seed" not in bea.seen[0]["fair_dice"]
+        players = [ana, bea]
+        while not ana.state["finished"]:
+            mover = players[ana.state["turn"]["seat"]]
+            mover.play_turn()
+            for player in players:
+                if player.seq < mover.seq:
+                    player.until(partial(_has_seq, mover.seq))
+        ana.close()
+        bea.close()
+        records = [server.get(f"/api/games/{game_id}/record") for server in (first, second)]
+        assert records[0] == records[1]
+        assert "seed" in records[0][RECORD_KEY]
+        assert verify_record(records[0]).ok
+        assert all(server.get(f"/api/games/{game_id}/verify")["ok"] for server in (first, second))
+    finally:
+        first.stop()
+        second.stop()
