@@ -16,7 +16,7 @@ import hmac
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from dicepoker.engine import Action, GameState, Roll
 from dicepoker.record import RecordError, RecordTurnError, replay, rules_of
@@ -37,7 +37,7 @@ def new_seed() -> str:
     return secrets.token_hex(SEED_BYTES)
 
 
-def _is_hex64(value: object) -> bool:
+def _is_hex64(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and len(value) == 2 * SEED_BYTES and set(value) <= _HEX
 
 
@@ -257,7 +257,6 @@ def verify_record(record: Mapping[str, Any]) -> VerifyResult:
             "the commitment is missing or is not 64 lowercase hexadecimal digits",
             "bad_commitment",
         )
-    assert isinstance(committed, str)
     seed = entry.get("seed")
     if seed is None:
         return VerifyResult(
@@ -273,7 +272,6 @@ def verify_record(record: Mapping[str, Any]) -> VerifyResult:
             "bad_seed",
             commitment=committed,
         )
-    assert isinstance(seed, str)
     if commitment(seed) != committed:
         return VerifyResult(
             False,
