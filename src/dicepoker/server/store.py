@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, insert, make_url, select, text, update
+from sqlalchemy import TextClause, bindparam, event, insert, make_url, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
@@ -53,6 +53,22 @@ async def create_database(url: str, name: str) -> str:
     finally:
         await engine.dispose()
     return base.set(database=name).render_as_string(hide_password=False)
+
+
+@functools.lru_cache(maxsize=64)
+def _advance_games(count: int) -> TextClause:
+    """`UPDATE games ... FROM (the batch) ... RETURNING id` for `count` games (SQLite 3.33+ and
+    PostgreSQL alike): each game's seq moves from `old` to `new` only if it is still `old`."""
+    rows = " UNION ALL ".join(
+        f"SELECT CAST(:id{n} AS VARCHAR(32)) AS id, CAST(:old{n} AS INTEGER) AS old, "
+        f"CAST(:new{n} AS INTEGER) AS new, CAST(:status{n} AS VARCHAR(16)) AS status"
+        for n in range(count)
+    )
+    return text(
+        f"UPDATE games SET seq = batch.new, status = batch.status, updated_at = :now "
+        f"FROM ({rows}) AS batch WHERE games.id = batch.id AND games.seq = batch.old "
+        f"RETURNING games.id"
+    ).bindparams(bindparam("now", type_=GameRow.__table__.c.updated_at.type))
 
 
 class ConflictError(RuntimeError):
@@ -183,7 +199,14 @@ class Store:
 
     async def _write_pending(self) -> None:
         while self._pending:
-            batch, self._pending = self._pending, []
+            # One append per game a batch (a game's next append waits for the one before).
+            batch: list[_Append] = []
+            later: list[_Append] = []
+            games: set[str] = set()
+            for item in self._pending:
+                (later if item.game_id in games else batch).append(item)
+                games.add(item.game_id)
+            self._pending = later
             try:
                 await self._write_batch(batch)
             except Exception as exc:  # the whole transaction failed: tell every waiter
@@ -194,14 +217,23 @@ class Store:
     async def _write_batch(self, batch: list[_Append]) -> None:
         now = utcnow()
         accepted: list[_Append] = []
+        params: dict[str, Any] = {"now": now}
+        for n, item in enumerate(batch):
+            params.update(
+                {
+                    f"id{n}": item.game_id,
+                    f"old{n}": item.expected_seq,
+                    f"new{n}": item.stored.seq,
+                    f"status{n}": item.status,
+                }
+            )
         async with self._writing(), self.engine.begin() as connection:
+            # One statement moves every game of the batch that is still where its writer saw
+            # it, and names them; a game that moved on meanwhile is left alone (a conflict).
+            result = await connection.execute(_advance_games(len(batch)), params)
+            moved = set(result.scalars())
             for item in batch:
-                result = await connection.execute(
-                    update(GameRow)
-                    .where(GameRow.id == item.game_id, GameRow.seq == item.expected_seq)
-                    .values(seq=item.stored.seq, status=item.status, updated_at=now)
-                )
-                if result.rowcount == 1:
+                if item.game_id in moved:
                     accepted.append(item)
                 else:
                     item.future.set_exception(

@@ -1,0 +1,67 @@
+"""The event log's one rule, on SQLite and PostgreSQL: event n + 1 is committed once, by the first
+writer that saw the game at n; appends of many games arriving together commit as one batch."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from dicepoker.server.models import GameRow
+from dicepoker.server.store import ConflictError, Store, StoredEvent
+from live_server import fresh_postgres_database
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.db")
+    else:
+        yield fresh_postgres_database()
+
+
+def _event(seq: int, action: str = "roll") -> StoredEvent:
+    return StoredEvent(seq, 0, action, [1, 2, 3, 4, 5], False)
+
+
+async def _scenario(database: str) -> None:
+    store = Store(database)
+    await store.migrate()
+    try:
+        ids = [f"game{n}" for n in range(5)]
+        for game_id in ids:
+            row = GameRow(
+                id=game_id, variant="school", options={}, seats=[], status="running", seq=0
+            )
+            await store.create_game(row)
+        # Five games at once, one batch; plus a second writer of game0's event 1.
+        results = await asyncio.gather(
+            *(store.append(game_id, 0, _event(1), "running") for game_id in ids),
+            store.append("game0", 0, _event(1, "hold 0"), "running"),
+            return_exceptions=True,
+        )
+        assert results[:5] == [None] * 5
+        assert isinstance(results[5], ConflictError)
+        assert [e.action for e in await store.events("game0")] == ["roll"]
+        # A writer that read an old seq is refused; the right one goes on.
+        with pytest.raises(ConflictError):
+            await store.append("game1", 0, _event(1), "running")
+        await store.append("game1", 1, _event(2, "score chance"), "finished")
+        stored = await store.game("game1")
+        assert stored is not None
+        assert (stored.seq, stored.status) == (2, "finished")
+        assert isinstance(stored.updated_at, datetime)
+        assert stored.updated_at >= stored.created_at.replace(tzinfo=stored.updated_at.tzinfo)
+        assert [e.seq for e in await store.events("game1")] == [1, 2]
+        # An unknown game is a conflict too, never a silent success.
+        with pytest.raises(ConflictError):
+            await store.append("nope", 0, _event(1), "running")
+    finally:
+        await store.close()
+
+
+def test_each_event_is_committed_once(database: str) -> None:
+    asyncio.run(_scenario(database))
