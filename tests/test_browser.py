@@ -34,11 +34,19 @@ from browser_support import (
 )
 from dicepoker.record import replay, summary
 from live_server import LiveServer
+from ws_client import Player
 
 expect.set_options(timeout=15_000)
 
 OpenPerson = Callable[..., Person]
 XSS = "<script>alert(1)</script>"
+#: Records every Content-Security-Policy violation of a page in window.__csp.
+CSP_WATCH = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__csp.push(`${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
 
 
 @pytest.fixture
@@ -435,6 +443,21 @@ def test_phone_sized_table(server: LiveServer, api: Api, open_person: OpenPerson
 # --- 7. a name that looks like markup ------------------------------------------------------------
 
 
+def check_csp(response: Any) -> None:
+    """The page came with the Content-Security-Policy: own scripts only, never framed."""
+    assert response is not None
+    csp = response.headers.get("content-security-policy", "")
+    assert "default-src 'self'" in csp, csp
+    assert "script-src 'self';" in csp, csp
+    assert "unsafe-inline" not in csp
+    assert "frame-ancestors 'none'" in csp
+    assert response.headers.get("x-frame-options") == "DENY"
+
+
+def no_csp_violations(person: Person) -> None:
+    assert person.page.evaluate("window.__csp") == []
+
+
 def test_markup_in_a_name_is_shown_as_text(
     server: LiveServer, api: Api, open_person: OpenPerson
 ) -> None:
@@ -459,9 +482,11 @@ def test_markup_in_a_name_is_shown_as_text(
     )
     assert waiting.status_code == 201, waiting.text
 
+    # Any alert, confirm or prompt is recorded by Person and fails assert_clean() below.
     mallory = open_person()
     page = mallory.page
-    page.goto(f"{server.url}/g/{game_id}")
+    page.add_init_script(CSP_WATCH)
+    check_csp(page.goto(f"{server.url}/g/{game_id}"))
     page.get_by_label("Your name").fill(XSS)
     page.get_by_role("button", name="Join the game").click()
     expect(page.locator("#status-chip")).to_have_text("Playing")
@@ -473,7 +498,8 @@ def test_markup_in_a_name_is_shown_as_text(
     screenshot(page, "markup-name-table")
 
     watcher = open_person()
-    watcher.page.goto(f"{server.url}/g/{game_id}")
+    watcher.page.add_init_script(CSP_WATCH)
+    check_csp(watcher.page.goto(f"{server.url}/g/{game_id}"))
     expect(watcher.page.locator("#turn-msg")).to_have_text(f"{XSS} is playing…")
     expect(watcher.page.locator("#players .player-name")).to_have_text([XSS, "Lia"])
 
@@ -482,7 +508,7 @@ def test_markup_in_a_name_is_shown_as_text(
     expect(watcher.page.locator("#waiting-seats .wseat-name").first).to_have_text(XSS)
 
     lobby = watcher.page
-    lobby.goto(server.url + "/")
+    check_csp(lobby.goto(server.url + "/"))
     open_item = lobby.locator("#list-open .game-players", has_text=XSS)
     expect(open_item).to_have_text(XSS)
     lobby.get_by_role("tab", name=re.compile("^Playing")).click()
@@ -490,12 +516,56 @@ def test_markup_in_a_name_is_shown_as_text(
     expect(running).to_have_text(f"{XSS} · Lia")
     assert lobby.locator("#main script").count() == 0
     screenshot(lobby, "markup-name-lobby")
+    no_csp_violations(watcher)
 
     # The name still shows as text when it is the other side's turn.
     TurnPlayer(api, game_id).play(page, XSS, rolls=1)
     expect(page.locator("#turn-msg")).to_have_text("Lia is playing…")
+
+    # The rest of the game is played over the protocol (Mallory's seat with the token her
+    # browser keeps); her page and a spectator's follow it to the end screen.
+    watcher.page.goto(f"{server.url}/g/{game_id}")
+    stored = page.evaluate(f"() => localStorage.getItem('dicepoker:tokens:{game_id}')")
+    seats = {
+        0: Player(server.ws_url, game_id, json.loads(stored)["0"]),
+        1: Player(server.ws_url, game_id, created.json()["seats"][1]["token"]),
+    }
+    while True:
+        data = api.game(game_id)
+        if data["status"] == "finished":
+            break
+        player = seats[data["state"]["turn"]["seat"]]
+        while player.seq < data["seq"]:
+            player.recv()
+        player.play_turn()
+    for player in seats.values():
+        player.close()
+    end_screen(page, api, game_id, XSS)
+    end_screen(watcher.page, api, game_id, None)
+    expect(watcher.page.locator("#ranking .rank-name", has_text=XSS)).to_have_text(XSS)
+    assert page.locator("#end script, #ranking script").count() == 0
+    screenshot(watcher.page, "markup-name-end")
+    lobby.goto(server.url + "/")
+    lobby.get_by_role("tab", name=re.compile("^Finished")).click()
+    finished = lobby.locator("#list-finished .game-players", has_text=XSS)
+    expect(finished.first).to_have_text(f"{XSS} · Lia")
     for person in (mallory, watcher):
+        no_csp_violations(person)
         person.assert_clean()
+
+    # The policy is enforced: a script injected into the page does not run.
+    probe = open_person()
+    probe.page.add_init_script(CSP_WATCH)
+    probe.page.goto(server.url + "/")
+    probe.page.evaluate(
+        """() => {
+          const script = document.createElement("script");
+          script.textContent = "window.__ran = true";
+          document.body.appendChild(script);
+        }"""
+    )
+    assert probe.page.evaluate("window.__ran === undefined")
+    assert any(v.startswith("script-src") for v in probe.page.evaluate("window.__csp"))
 
 
 # --- 8. the replay viewer ------------------------------------------------------------------------

@@ -15,11 +15,18 @@ Message = dict[str, Any]
 class Player:
     """One connection to a game: a seat (with its token) or a spectator (without)."""
 
-    def __init__(self, ws_url: str, game_id: str, token: str | None = None) -> None:
+    def __init__(
+        self,
+        ws_url: str,
+        game_id: str,
+        token: str | None = None,
+        *,
+        ping_interval: float | None = 20.0,
+    ) -> None:
         url = f"{ws_url}/ws/games/{game_id}" + (f"?token={token}" if token else "")
         self._stack = ExitStack()
         self.connection: ClientConnection = self._stack.enter_context(
-            connect(url, open_timeout=10)
+            connect(url, open_timeout=10, ping_interval=ping_interval)
         )
         self.seq = 0
         self.state: Message = {}

@@ -481,6 +481,18 @@ async def _pump(queue: asyncio.Queue[str], websocket: WebSocket) -> None:
             await websocket.send_text(await queue.get())
 
 
+def _problem(exc: ValidationError) -> str:
+    """The first problem of a message, short: where and what, never the whole value."""
+    problems = exc.errors()
+    if not problems:
+        return "invalid"
+    first = problems[0]
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        return "'type' is act, auto, sync or ping"
+    where = ".".join(str(part) for part in first["loc"][1:])[:40]
+    return f"{where}: {first['msg']}"[:160] if where else first["msg"][:160]
+
+
 async def _handle(
     hub: Hub, store: Store, live: LiveGame, seat: int | None, text: str
 ) -> dict[str, Any] | None:
@@ -488,9 +500,7 @@ async def _handle(
     try:
         message = protocol.client_message.validate_json(text)
     except ValidationError as exc:
-        problems = exc.errors()
-        detail = problems[0]["msg"] if problems else "invalid"
-        return protocol.error("bad_message", f"not a valid message: {detail}")
+        return protocol.error("bad_message", f"not a valid message: {_problem(exc)}")
     if isinstance(message, protocol.Ping):
         return {"type": "pong"}
     if isinstance(message, protocol.Sync):
