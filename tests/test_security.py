@@ -522,3 +522,32 @@ def test_an_unexpected_error_is_a_plain_500(tmp_path: Path) -> None:
     }
     assert_no_internals(response.text)
     check_headers(response)
+
+
+def test_token_buckets() -> None:
+    """The limiters' arithmetic, on a clock of their own."""
+    from dicepoker.server.security import ClientLimiter, SocketLimiter, TokenBucket, Verdict
+
+    bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
+    assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.wait(0.0) == pytest.approx(0.5)
+    assert bucket.take(0.5) and not bucket.take(0.5)
+    assert bucket.take(100.0)  # refills up to the burst, no further
+    assert [bucket.take(100.0) for _ in range(3)] == [True, True, False]
+    assert all(TokenBucket(0, 1).take() for _ in range(1000))  # rate 0: no limit
+
+    socket = SocketLimiter(rate=10.0, burst=5)
+    verdicts = [socket.check(0.0) for _ in range(12)]
+    assert verdicts == [Verdict.ACCEPT] * 5 + [Verdict.REFUSE] * 5 + [Verdict.CLOSE] * 2
+    calm = SocketLimiter(rate=10.0, burst=5)
+    # Just over the rate for a while is refused now and then, never closed.
+    verdicts = [calm.check(t * 0.09) for t in range(200)]
+    assert Verdict.REFUSE in verdicts and Verdict.CLOSE not in verdicts
+
+    clients = ClientLimiter(rate=1.0, burst=2, max_clients=3)
+    assert clients.check("a", 0.0) is None and clients.check("a", 0.0) is None
+    assert clients.check("a", 0.0) == pytest.approx(1.0)
+    assert clients.check("b", 0.0) is None  # addresses do not share a bucket
+    for address in ("c", "d", "e"):
+        clients.check(address, 0.0)
+    assert len(clients.buckets) == 3 and "a" not in clients.buckets  # least recently used left
