@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -110,9 +111,12 @@ class Stats:
     latencies: list[float] = field(default_factory=list)
     sent: dict[tuple[str, int], float] = field(default_factory=dict)  # (game, seq) -> sent at
     moves: int = 0  # events seen by the first socket of each game (people and bots)
+    per_game: dict[str, int] = field(default_factory=dict)  # the same, game by game
     errors: list[str] = field(default_factory=list)
     games_finished: int = 0
     games_created: int = 0
+    games_running: set[str] = field(default_factory=set)  # games that ran the whole period
+    driver_lag: list[float] = field(default_factory=list)  # the driver's own event-loop delays
     measuring: bool = False
 
 
@@ -158,6 +162,8 @@ class Person:
                             self.stats.latencies.append(now - sent)
                         if self.counts and self.stats.measuring:
                             self.stats.moves += 1
+                            per_game = self.stats.per_game
+                            per_game[self.game_id] = per_game.get(self.game_id, 0) + 1
                     elif kind == "error":
                         self.stats.errors.append(f"{message['code']}: {message['message']}")
                     if "state" not in message or "seq" not in message:
@@ -235,6 +241,8 @@ async def keep_game(
         try:
             game_id, seats = await create_game(client, servers, n, rng)
             stats.games_created += 1
+            if not stats.measuring:
+                stats.games_running.add(game_id)
             people = [
                 Person(game_id, token, url, i == 0, stats, random.Random(rng.random()))
                 for i, (token, url) in enumerate(seats)
@@ -244,13 +252,22 @@ async def keep_game(
             if first:
                 ready.put_nowait(None)
                 first = False
-            await asyncio.gather(*tasks)
+            if any(await asyncio.gather(*tasks)):
+                stats.games_running.discard(game_id)  # it ended: no longer a whole-period game
         except Exception as exc:  # counted, and the slot goes on with a new game
             stats.errors.append(f"{type(exc).__name__}: {exc}")
             if first:
                 ready.put_nowait(None)
                 first = False
         n += 100_000
+
+
+async def _watch_lag(stats: Stats, stop: asyncio.Event) -> None:
+    """How late the driver's loop wakes up: latency it adds to every measurement."""
+    while not stop.is_set():
+        before = time.perf_counter()
+        await asyncio.sleep(0.01)
+        stats.driver_lag.append(time.perf_counter() - before - 0.01)
 
 
 async def drive(
@@ -260,7 +277,9 @@ async def drive(
     stop = asyncio.Event()
     ready: asyncio.Queue[None] = asyncio.Queue()
     rng = random.Random(seed)
-    limits = httpx.Limits(max_connections=64)
+    # Idle connections are dropped before the server's keep-alive timeout (5 s) would close them
+    # under a request.
+    limits = httpx.Limits(max_connections=64, keepalive_expiry=1.0)
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
         tasks = [
             asyncio.create_task(
@@ -272,15 +291,22 @@ async def drive(
         ]
         for _ in range(games):  # every game created and every person connected
             await ready.get()
+        # The driver's own collector pauses would count as server latency: keep them short.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(20_000, 20, 20)
         cpu_before = [server.cpu_seconds() for server in servers]
+        driver_before = time.process_time()
         stats.measuring = True
         start = time.perf_counter()
+        watch = asyncio.create_task(_watch_lag(stats, stop))
         await asyncio.sleep(seconds)  # the measured period
         stats.measuring = False
         elapsed = time.perf_counter() - start
         cpu = [s.cpu_seconds() - before for s, before in zip(servers, cpu_before, strict=True)]
+        driver_cpu = time.process_time() - driver_before
         stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, watch, return_exceptions=True)
     latencies = sorted(stats.latencies)
 
     def pct(p: float) -> float:
@@ -295,6 +321,10 @@ async def drive(
         "moves": stats.moves,
         "moves_per_second": round(stats.moves / elapsed, 1),
         "deliveries_measured": len(latencies),
+        # A game whose bot or server side stopped would show here as a game with no moves.
+        "fewest_moves_in_a_game": min(
+            (stats.per_game.get(game_id, 0) for game_id in stats.games_running), default=0
+        ),
         "latency_ms": {
             "p50": round(pct(0.50), 1),
             "p99": round(pct(0.99), 1),
@@ -307,6 +337,11 @@ async def drive(
         "games_created": stats.games_created,
         "server_peak_memory_mb": [round(server.peak_memory_mb(), 1) for server in servers],
         "server_cpu_share": [round(c / elapsed, 2) for c in cpu],
+        "driver_cpu_share": round(driver_cpu / elapsed, 2),
+        "driver_loop_lag_ms": {
+            "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),
+            "max": round(max(stats.driver_lag) * 1000, 1),
+        },
     }
 
 
@@ -385,7 +420,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
     print(
         f"server peak memory {report['server_peak_memory_mb']} MiB, "
-        f"CPU share {report['server_cpu_share']}"
+        f"CPU share {report['server_cpu_share']} (the driver: {report['driver_cpu_share']})"
     )
 
 

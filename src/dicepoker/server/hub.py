@@ -575,7 +575,11 @@ class Hub:
             if not await self.bus.claim(live.id):
                 return  # another process drives this game's bots
             # In a worker thread, so that a long decision never stalls everyone else's game.
-            action = await asyncio.to_thread(live.bots[seat].choose, state)
+            try:
+                action = await asyncio.to_thread(live.bots[seat].choose, state)
+            except Exception:  # a broken bot must not stall the game: play greedily instead
+                log.exception("bot %s in game %s failed; greedy plays this action", seat, live.id)
+                action = make_bot("greedy").choose(state)
             if live.game.state is not state:
                 continue
             try:

@@ -1,0 +1,59 @@
+"""A small run of the load benchmark (benchmarks/load.py): real servers, real sockets, people and
+bots at a quick pace, on one SQLite process and on two processes sharing PostgreSQL + Redis.
+The figures of the full run (1,000 games) are the benchmark's; here every game must move, every
+delivery be measured, nothing be refused or lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from live_server import postgres_url, redis_url
+
+LOAD = Path(__file__).resolve().parents[1] / "benchmarks" / "load.py"
+
+
+def _run(*extra: str) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        str(LOAD),
+        "--games",
+        "12",
+        "--seconds",
+        "6",
+        "--think",
+        "0.05",
+        "0.3",
+        "--bot-delay",
+        "0.1",
+        "--bots",
+        "greedy,expert",
+        "--json",
+        *extra,
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_small_load_run(processes: int) -> None:
+    extra = ["--processes", str(processes)]
+    if processes > 1:
+        extra += ["--postgres", postgres_url(), "--redis", redis_url()]
+    report = _run(*extra)
+    assert report["processes"] == processes
+    assert report["store"] == ("sqlite" if processes == 1 else "postgresql")
+    assert report["errors"] == 0, report["error_samples"]
+    assert report["games_created"] >= 12
+    assert report["fewest_moves_in_a_game"] >= 4  # every game moved, people and bots
+    assert report["deliveries_measured"] > 0
+    latency = report["latency_ms"]
+    assert 0 <= latency["p50"] <= latency["p99"] <= latency["max"]
+    assert all(0 < mb < 2000 for mb in report["server_peak_memory_mb"])
