@@ -302,3 +302,27 @@ def test_cached_views_equal_fresh_views(variant: str, seed: int, players: int) -
     while not state.finished:
         state = apply(state, bot.choose(state), dice)
         assert game_view(state, cache) == game_view(state)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["school", "yahtzee", "yahtzee15", "poker-dice"]),
+    st.integers(0, 2**32),
+)
+def test_preview_gains_are_the_totals_after_each_move(variant: str, seed: int) -> None:
+    """`preview` computes each candidate's total from the current one; it must equal the engine's
+    own total of the sheet after the move, for every move of whole random games."""
+    from dicepoker.bots import make_bot
+    from dicepoker.engine import preview, sheet_breakdown
+
+    rules = get_rules(variant)
+    state = new_game(rules, ["a", "b"])
+    dice, bot = SeededDice(seed), make_bot("random")
+    while not state.finished:
+        before = sheet_breakdown(rules, state.sheet).total
+        for option in preview(state):
+            after = apply(state, option.move, dice)
+            sheet = after.sheets[state.seat] if after.main_sheets is None else None
+            if sheet is not None and after.sheets is not state.sheets:
+                assert sheet_breakdown(rules, sheet).total - before == option.gain, option
+        state = apply(state, bot.choose(state), dice)

@@ -282,8 +282,15 @@ def _roll(state: GameState, action: Roll, source: DiceSource | None) -> GameStat
     )
 
 
-def _fill(state: GameState, move: Move) -> tuple[Sheet, int, int]:
-    """The mover's sheet after `move` (validated), with the row and column it filled."""
+def _fill(
+    state: GameState,
+    move: Move,
+    legal: tuple[Counts, frozenset[int] | None] | None = None,
+) -> tuple[Sheet, int, int]:
+    """The mover's sheet after `move` (validated), with the row and column it filled.
+
+    `legal` is for callers that took `move` from `cell_moves(state)`: the dice's face counts and
+    Joker rows, already computed, and the move known to be allowed."""
     rules = state.rules
     index = rules.row_index.get(move.row) if isinstance(move.row, str) else None
     if index is None:
@@ -294,11 +301,14 @@ def _fill(state: GameState, move: Move) -> tuple[Sheet, int, int]:
     column = sheet.next_column(rules, index)
     if column is None:
         raise MoveError(f"row {move.row} is already full")
-    counts = _counts(state)
-    joker = _joker_rows(state, counts)
-    reason = _refusal(state, move, counts, joker)
-    if reason is not None:
-        raise MoveError(reason)
+    if legal is None:
+        counts = _counts(state)
+        joker = _joker_rows(state, counts)
+        reason = _refusal(state, move, counts, joker)
+        if reason is not None:
+            raise MoveError(reason)
+    else:
+        counts, joker = legal
 
     row = rules.rows[index]
     tables = _tables(rules)
@@ -535,6 +545,28 @@ def sheet_breakdown(rules: Rules, sheet: Sheet) -> Breakdown:
     )
 
 
+def _breakdown_after(
+    rules: Rules, before: Breakdown, sheet: Sheet, after: Sheet, cell: Cell, index: int
+) -> Breakdown:
+    """`sheet_breakdown(rules, after)` from `before` (that of `sheet`), when `after` is `sheet`
+    with one more cell, `cell`, in row `index` (a preview's many candidate sheets)."""
+    zeros = before.zeros + (cell.mark is Mark.ZERO)
+    upper = before.upper_bonus
+    bonus = rules.upper_bonus
+    if bonus and not upper and index in _tables(rules).upper:
+        upper = bonus.points if upper_total(rules, after) >= bonus.threshold else 0
+    return Breakdown(
+        cells=before.cells + cell.points,
+        stars=before.stars + sum(star.value for star in after.stars[len(sheet.stars) :]),
+        upper_bonus=upper,
+        yahtzee_bonus=after.yahtzee_bonus,
+        reserve=after.reserve,
+        zeros=zeros,
+        zero_penalty=rules.reserve.zero_penalty * zeros if rules.reserve else 0,
+        strikes=before.strikes + (cell.mark is Mark.STRIKE),
+    )
+
+
 def breakdown(state: GameState, seat: int) -> Breakdown:
     """Seat's total and its parts in the main game (a tie-break does not change totals)."""
     return sheet_breakdown(state.rules, state.final_sheets[seat])
@@ -599,18 +631,24 @@ class MovePreview:
 def preview(state: GameState) -> list[MovePreview]:
     """Every legal cell move with what it would score now, in sheet order."""
     rules = state.rules
-    before = sheet_breakdown(rules, state.sheet).total
-    out = []
-    for move in cell_moves(state):
-        sheet, index, column = _fill(state, move)
+    before = sheet_breakdown(rules, state.sheet)
+    out: list[MovePreview] = []
+    moves = cell_moves(state)
+    if not moves:
+        return out
+    counts = _counts(state)
+    legal = (counts, _joker_rows(state, counts))
+    for move in moves:
+        sheet, index, column = _fill(state, move, legal)
         cell = sheet.cell(rules, index, column)
         assert cell is not None
+        after = _breakdown_after(rules, before, state.sheet, sheet, cell, index)
         out.append(
             MovePreview(
                 move=move,
                 points=cell.points,
                 doubled=cell.doubled,
-                gain=sheet_breakdown(rules, sheet).total - before,
+                gain=after.total - before.total,
                 reserve=sheet.reserve,
                 stars=sheet.stars[len(state.sheet.stars) :],
                 joker=cell.joker,
