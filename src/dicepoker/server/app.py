@@ -425,7 +425,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             **live.meta(),
             "state": live.state_view,
         }
-        queue.put_nowait(json.dumps(welcome, ensure_ascii=False))
+        queue.put_nowait(protocol.dumps(welcome))
         writer = asyncio.create_task(_pump(queue, websocket))
         limiter = SocketLimiter(settings.ws_rate, settings.ws_burst)
         try:
@@ -454,7 +454,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         log.exception("internal error in game %s", live.id)
                         reply = protocol.error("internal", "something went wrong on the server")
                 if reply is not None:
-                    _reply(queue, json.dumps(reply, ensure_ascii=False))
+                    _reply(queue, protocol.dumps(reply))
         except WebSocketDisconnect:
             pass
         finally:

@@ -38,6 +38,7 @@ from dicepoker.engine import apply as engine_apply
 from dicepoker.fair import RECORD_KEY, FairDice, commitment, new_seed, record_entry
 from dicepoker.record import Game
 from dicepoker.rules import Rules, RulesError, get_rules
+from dicepoker.server import protocol
 from dicepoker.server.bus import LEASE_MS, Bus, LocalBus
 from dicepoker.server.models import GameRow, iso_utc
 from dicepoker.server.store import ConflictError, Store, StoredEvent
@@ -536,7 +537,7 @@ class Hub:
             self.games.pop(live.id, None)
 
     def _broadcast(self, live: LiveGame, message: dict[str, Any]) -> None:
-        text = json.dumps(message, ensure_ascii=False)
+        text = protocol.dumps(message)
         for queue in list(live.subscribers):
             try:
                 queue.put_nowait(text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 MAX_MESSAGE_BYTES = 4096
@@ -84,6 +85,12 @@ class Ping(Strict):
 
 ClientMessage = Annotated[Act | Auto | Sync | Ping, Field(discriminator="type")]
 client_message = TypeAdapter[Act | Auto | Sync | Ping](ClientMessage)
+
+
+def dumps(message: dict[str, Any]) -> str:
+    """A server message as JSON text. orjson, because every event's state is encoded once per
+    broadcast and the standard encoder took a tenth of the server's time under load."""
+    return orjson.dumps(message).decode()
 
 
 def error(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
