@@ -169,3 +169,26 @@ def test_bots_move_once_and_another_process_takes_over(
         assert len(record["turns"]) == 2 * get_rules("school", {"columns": 1}).cells
     finally:
         ana.close()
+
+
+def test_the_same_intent_sent_twice_is_applied_once(pair: tuple[LiveServer, LiveServer]) -> None:
+    """A client that repeats an intent (a retry after a timeout, a double click) with its seq."""
+    first, second = pair
+    body = _create(first, HUMANS)
+    ana = Player(first.ws_url, body["id"], body["seats"][0]["token"])
+    watcher = Player(second.ws_url, body["id"])
+    try:
+        seq = ana.seq
+        intent = {"type": "act", "action": "roll", "seq": seq, "ref": "again"}
+        ana.send(intent)
+        ana.send(intent)
+        refusal = ana.until(lambda m: m["type"] == "error")
+        assert (refusal["code"], refusal["ref"]) == ("stale", "again")
+        watcher.until(lambda m: m.get("seq") == seq + 1)
+        record = second.get(f"/api/games/{body['id']}/record")
+        assert len(record["turns"]) == 1
+        assert len(record["turns"][0]["rolls"]) == 1  # one roll, not two
+        assert first.get(f"/api/games/{body['id']}")["seq"] == seq + 1
+    finally:
+        ana.close()
+        watcher.close()
