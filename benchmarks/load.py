@@ -62,15 +62,31 @@ class Server:
         return f"ws://127.0.0.1:{self.port}"
 
     def peak_memory_mb(self) -> float:
-        """The process's peak resident memory (VmHWM), in MiB."""
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
+        """Peak resident memory (VmHWM) of the server and its child processes (the bot worker),
+        added up, in MiB."""
+        total = 0
+        for pid in _family(self.process.pid):
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1])
+        return total / 1024
 
     def cpu_seconds(self) -> float:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _family(pid: int) -> list[int]:
+    """`pid` and all its descendants."""
+    out = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in task.read_text().split():
+            out += _family(int(child))
+    return out
 
 
 def start_server(port: int, database: str, redis: str | None, bot_delay: float) -> Server:

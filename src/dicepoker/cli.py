@@ -315,6 +315,12 @@ def serve_command(
             min=1, help="Server processes on this port (more than one needs PostgreSQL and Redis)."
         ),
     ] = 1,
+    bot_workers: Annotated[
+        int,
+        typer.Option(
+            min=0, help="Processes in which bots think (0: a thread of the server process)."
+        ),
+    ] = 1,
     ws_rate: Annotated[
         float,
         typer.Option(min=0, help="WebSocket messages a second per connection (0: no limit)."),
@@ -349,6 +355,7 @@ def serve_command(
         database=db or default_database(),
         bot_delay=bot_delay,
         redis_url=redis_url or None,
+        bot_workers=bot_workers,
         ws_rate=ws_rate,
         ws_burst=ws_burst,
         http_rate=http_rate,

@@ -34,6 +34,7 @@ from dicepoker.record import (
 )
 from dicepoker.rules import PRESETS, get_rules
 from dicepoker.server import protocol
+from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.hub import RESYNC, Hub, LiveGame, Refusal
 from dicepoker.server.models import iso_utc
@@ -81,6 +82,8 @@ class Settings:
     bot_delay: float = 0.6
     # Redis for several processes on one PostgreSQL database (docs/deploy.md); None: one process.
     redis_url: str | None = None
+    # Processes in which bots think (0: a thread of the server process itself).
+    bot_workers: int = 1
     # Rate limits (security.py; 0 switches one off): messages per WebSocket connection, and
     # requests that create something (games, joins, record imports) per client address.
     ws_rate: float = 10.0
@@ -172,7 +175,12 @@ def tune_garbage_collector() -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings(database=default_database())
     store = Store(settings.database)
-    hub = Hub(store, bot_delay=settings.bot_delay, bus=make_bus(settings.redis_url))
+    hub = Hub(
+        store,
+        bot_delay=settings.bot_delay,
+        bus=make_bus(settings.redis_url),
+        bot_pool=BotPool(settings.bot_workers) if settings.bot_workers > 0 else None,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

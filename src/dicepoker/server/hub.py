@@ -39,6 +39,7 @@ from dicepoker.fair import RECORD_KEY, FairDice, commitment, new_seed, record_en
 from dicepoker.record import Game
 from dicepoker.rules import Rules, RulesError, get_rules
 from dicepoker.server import protocol
+from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import LEASE_MS, Bus, LocalBus
 from dicepoker.server.models import GameRow, iso_utc
 from dicepoker.server.store import ConflictError, Store, StoredEvent
@@ -172,6 +173,7 @@ class Hub:
         bot_delay: float = 0.6,
         dice_factory: Callable[[], DiceSource] | None = None,
         bus: Bus | None = None,
+        bot_pool: BotPool | None = None,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
@@ -180,6 +182,7 @@ class Hub:
         self.commit_dice = dice_factory is None
         self.dice: DiceSource = dice_factory() if dice_factory is not None else SecretDice()
         self.bus: Bus = bus or LocalBus()
+        self.bot_pool = bot_pool  # None: bots think in a thread of this process
         self.games: dict[str, LiveGame] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         # Bus messages that arrived while their game was being loaded from the database.
@@ -213,6 +216,8 @@ class Hub:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.bus.close()
+        if self.bot_pool is not None:
+            self.bot_pool.close()
 
     # --- creating and loading --------------------------------------------------------------
 
@@ -577,7 +582,11 @@ class Hub:
                 return  # another process drives this game's bots
             # In a worker thread, so that a long decision never stalls everyone else's game.
             try:
-                action = await asyncio.to_thread(live.bots[seat].choose, state)
+                if self.bot_pool is not None:
+                    level = live.seats[seat]["level"]
+                    action = await self.bot_pool.choose(live.id, seat, level, state)
+                else:
+                    action = await asyncio.to_thread(live.bots[seat].choose, state)
             except Exception:  # a broken bot must not stall the game: play greedily instead
                 log.exception("bot %s in game %s failed; greedy plays this action", seat, live.id)
                 action = make_bot("greedy").choose(state)

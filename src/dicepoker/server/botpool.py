@@ -1,0 +1,77 @@
+"""Bots think in a worker process, so that the server's event loop never waits for them.
+
+A bot's decision is pure computation (the planner's expectimax, the solver's tables). In the
+server's own process it competes for the interpreter lock with everything else, and a thousand
+games' worth of bot decisions then shows in every player's latency. The pool sends each decision
+to a worker process (started when the first bot moves) that keeps one bot object per game seat,
+so a bot's plan for the turn survives between its decisions, and answers with the action's
+notation; the hub then applies it like any intent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from dicepoker.engine import Action, GameState, parse_action
+
+# Bots kept in a worker: one per game seat that moved lately (the oldest are dropped).
+KEEP_BOTS = 4096
+
+_bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
+_rules: dict[str, Any] = {}
+
+
+def _decide(key: tuple[str, int, str], preset: str, options: str, fields: tuple[Any, ...]) -> str:
+    """In the worker: the action of the bot of `key` (game, seat, level) in the state whose
+    fields after `rules` are `fields`."""
+    from dicepoker.bots import make_bot
+    from dicepoker.rules import get_rules
+
+    rules = _rules.get(preset + options)
+    if rules is None:
+        rules = _rules[preset + options] = get_rules(preset, json.loads(options))
+    bot = _bots.pop(key, None) or make_bot(key[2])
+    _bots[key] = bot
+    while len(_bots) > KEEP_BOTS:
+        _bots.popitem(last=False)
+    return str(bot.choose(GameState(rules, *fields)))
+
+
+class BotPool:
+    """Bot decisions in `workers` processes (spawned, so nothing of the server is inherited)."""
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = workers
+        self._executor: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            context = multiprocessing.get_context("spawn")
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self._executor
+
+    async def choose(self, game_id: str, seat: int, level: str, state: GameState) -> Action:
+        rules = state.rules
+        options = json.dumps(rules.option_dict, sort_keys=True)
+        # The rules travel by name: their engine tables are rebuilt once in the worker.
+        fields = tuple(state)[1:]
+        loop = asyncio.get_running_loop()
+        try:
+            text = await loop.run_in_executor(
+                self._pool(), _decide, (game_id, seat, level), rules.preset, options, fields
+            )
+        except Exception:
+            # A worker that died takes the pool with it: the next decision starts a new one.
+            self.close()
+            raise
+        return parse_action(text)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
