@@ -296,7 +296,8 @@ async def drive(
     # Idle connections are dropped before the server's keep-alive timeout (5 s) would close them
     # under a request.
     limits = httpx.Limits(max_connections=64, keepalive_expiry=1.0)
-    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+    # No pool timeout: creating a thousand games may queue for a connection a while.
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60, pool=None), limits=limits) as client:
         tasks = [
             asyncio.create_task(
                 keep_game(
