@@ -95,6 +95,7 @@ class RedisBus:
         self._claim = self.client.register_script(_CLAIM)
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
+        self._handling: set[asyncio.Task[None]] = set()
 
     async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
         await self.client.ping()  # a wrong URL fails the start, not the first move
@@ -162,8 +163,16 @@ class RedisBus:
             return
         if not isinstance(data, dict) or data.get("origin") == self.process_id:
             return
+        # Each message in a task of its own, so that one game waiting for its lock does not hold
+        # up the others; a game's messages still apply in order (tasks start in order, and the
+        # game's lock serves its waiters first come, first served).
+        task = asyncio.create_task(self._handle(handler, str(channel), data))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
+
+    async def _handle(self, handler: Handler, channel: str, data: dict[str, Any]) -> None:
         try:
-            await handler(str(channel).removeprefix(CHANNEL), data)
+            await handler(channel.removeprefix(CHANNEL), data)
         except Exception:
             log.exception("handling a bus message for %s failed", channel)
 
