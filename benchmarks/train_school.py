@@ -1,250 +1,274 @@
-"""Fit the School expert's value tables by simulation (approximate policy iteration).
+"""Fit the School expert's value network by simulation (approximate value iteration).
 
-    .venv/bin/python benchmarks/train_school.py --columns 3 --iterations 8 --games 400 --workers 2
-    .venv/bin/python benchmarks/train_school.py --columns 3 --games 1500 --init FILE   (continue)
+    .venv/bin/python benchmarks/train_school.py --columns 3 --iterations 12 --games 600 --workers 2
 
-Each iteration plays `--games` solitaire games with the expert as it stands (the within-turn
-expectimax over the current tables; the first iteration starts from empty tables, which is the
-`basic` level, or from `--init`), records at the start of every turn the table cell that each part
-of the sheet reads (`school_value.features`) and what each part went on to bring until the end of
-the game, and refits every table as the mean of those outcomes (or TD(lambda) returns, `--lam`),
-shrunk toward coarser tables where few positions were seen (`--shrink`; see
-`dicepoker.bots.school_value`). Older iterations count `--decay` times less each. The tables of
-the iteration that played best are kept and written, for every width trained, to
-`src/dicepoker/bots/data/school_value.json` (other widths already in the file are kept). Games
-are split over `--workers` processes (one per core); more games give a finer fit.
+(docs/bots.md gives the commands that fitted the committed networks.)
+
+Each iteration plays `--games` games with the expert as it stands (the within-turn expectimax over
+the current network; the first iteration starts from the value 0, the `basic` level, or from the
+network in `--init`): solitaire games, and a share `--duels` of 2-player games against the
+`--rivals` in turn (`self` is the expert itself; both its seats learn), seats alternating. At the
+start of each of the expert's turns it records the sheet's features (`school_value.encode`, the
+rivals' sheets included), the turn's expected value under the current network (the exact
+expectimax of the turn: `E = E_dice[best move's gain + value after it]`) and what the turn
+actually brought. The target of a position is the lambda-return
+
+    G_t = (1 - lambda) * E_t + lambda * (gain_t + G_t+1)      (G after the last turn = 0)
+
+which mixes the one-turn expected backup (no dice noise, but the current network's bias) with what
+the rest of the game actually brought (no bias, but the dice's noise). The network is refitted
+(Adam, mean squared error, warm-started from the previous weights) on the positions of the last
+`--keep` iterations. The network of the iteration that played best (its solitaire mean; `--select
+duels` ranks by the win rate against the first rival, then the solitaire mean; `--select last`
+takes the last) is kept and written
+for every width trained to `src/dicepoker/bots/data/school_value.json` (`--out`; other widths
+already in the file are kept), after every iteration that improves on it, so that a run cut short
+still leaves its best network. Games are split over `--workers` processes (one per core).
 """
+
+# ruff: noqa: E402 (the thread limits below must be set before numpy is imported)
 
 from __future__ import annotations
 
+import os
+
+# One thread per process: the games run in parallel processes, and the network's products are
+# small (set before numpy is imported, so that the worker processes inherit it).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
 import argparse
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from dicepoker.bots.planner import BoolArray, FloatArray, IntArray, Planner
+from dicepoker.bots import make_bot
+from dicepoker.bots.base import Bot
+from dicepoker.bots.planner import FloatArray, Planner, ZeroAfter
 from dicepoker.bots.school_value import (
     DATA,
-    MAX_POINTS,
-    MAX_RESERVE,
-    O_LUT,
-    P_LUT,
-    T_LUT,
-    Features,
-    SchoolModel,
+    SchoolNet,
     SchoolValue,
-    cover_lut,
-    features,
+    encode,
     layout,
     load_models,
+    state_position,
 )
 from dicepoker.dice import SeededDice
-from dicepoker.engine import Mark, Move, Sheet, apply, new_game, totals
-from dicepoker.rules import Rules, get_rules
+from dicepoker.engine import Move, apply, new_game, ranking, sheet_breakdown, totals
+from dicepoker.rules import get_rules
 
-TABLES = ("combo", "combo_star", "school", "school_star", "column_star")
-# Axes of each table (after its first, the row or column) merged, in order, to make the coarser
-# tables that a sparse cell is shrunk toward.
-BACKOFF: dict[str, tuple[int, ...]] = {
-    "combo": (1,),
-    "combo_star": (2, 1),
-    "school": (4, 3, 2, 1),
-    "school_star": (3, 2, 1),
-    "column_star": (3, 1, 2),
-}
-SHRINK = 20.0
-
-
-def blocks(rules: Rules) -> list[tuple[str, int]]:
-    """The value's parts: (table, row or column) pairs, in the order of a sample's slots."""
-    lay = layout(rules)
-    nc, ns = len(lay.combo_rows), len(lay.school_rows)
-    return (
-        [("combo", j) for j in range(nc)]
-        + [("combo_star", j) for j in range(nc)]
-        + [("school", n) for n in range(ns)]
-        + [("school_star", n) for n in range(ns)]
-        + [("column_star", c) for c in range(rules.columns)]
-    )
-
-
-def slots(rules: Rules, f: Features) -> list[int]:
-    """For every part: the flat index of the table cell the position reads (-1: none)."""
-    lay = layout(rules)
-    shapes = lay.shapes
-    tb = int(T_LUT[f.turns])
-    reserve = min(f.reserve, MAX_RESERVE)
-    open_school = sum(f.school_empty)
-    out: list[int] = []
-
-    def flat(name: str, index: tuple[int, ...]) -> int:
-        return int(np.ravel_multi_index(index, shapes[name][1:]))
-
-    nc, ns = len(lay.combo_rows), len(lay.school_rows)
-    # A part that is over reads its table's first cell (see `school_value._Parts`).
-    for j in range(nc):
-        out.append(flat("combo", (f.combo_empty[j], tb)))
-    for j in range(nc):
-        e = f.combo_empty[j]
-        pb = int(P_LUT[min(f.combo_best[j], MAX_POINTS)])
-        live = e and f.combo_alive[j]
-        out.append(flat("combo_star", (e, pb, tb) if live else (0, 0, tb)))
-    for n in range(ns):
-        e = f.school_empty[n]
-        alive = int(f.school_alive[n])
-        cover = int(cover_lut(lay.faces[n])[reserve])
-        ob = int(O_LUT[open_school - e])
-        out.append(flat("school", (e, alive, cover, ob, tb) if e else (0, 0, 0, 0, tb)))
-    for n in range(ns):
-        e = f.school_empty[n]
-        live = e and f.school_alive[n]
-        cover = int(cover_lut(lay.faces[n])[reserve])
-        ob = int(O_LUT[open_school - e])
-        out.append(flat("school_star", (e, cover, ob, tb) if live else (0, 0, 0, tb)))
-    for c in range(rules.columns):
-        e = f.column_empty[c]
-        pb = int(P_LUT[min(f.column_best[c], MAX_POINTS)])
-        key = (e, f.column_hard[c], int(f.column_five[c]), pb)
-        out.append(flat("column_star", key if e and f.column_alive[c] else (0, 0, 0, 0)))
-    return out
+F32 = NDArray[np.float32]
 
 
 @dataclass
 class Samples:
-    """Positions at the start of turns: the table cell each part reads (`index`), the points the
-    turn brought each part (`gain`), whether the game ended with that turn, and the final scores."""
+    """The expert's turns: features at the turn's start `x`, the turn's expected value `expect`,
+    what it brought `gain`; `last` marks a player's last turn (the sequences are per game and
+    seat, in order). `scores` are the solitaire totals, `wins` the duel results (1, 0.5, 0) by
+    rival."""
 
-    index: IntArray  # (positions, parts)
-    gain: FloatArray  # (positions, parts)
-    last: BoolArray  # (positions,)
-    scores: list[int]
+    x: F32
+    expect: FloatArray
+    gain: FloatArray
+    last: NDArray[np.bool_]
+    scores: list[int] = field(default_factory=list)
+    wins: dict[str, list[float]] = field(default_factory=dict)
 
     @classmethod
     def join(cls, parts: list[Samples]) -> Samples:
+        wins: dict[str, list[float]] = {}
+        for part in parts:
+            for rival, results in part.wins.items():
+                wins.setdefault(rival, []).extend(results)
         return cls(
-            np.concatenate([p.index for p in parts]),
+            np.concatenate([p.x for p in parts]),
+            np.concatenate([p.expect for p in parts]),
             np.concatenate([p.gain for p in parts]),
             np.concatenate([p.last for p in parts]),
             [score for p in parts for score in p.scores],
+            wins,
         )
 
 
-def gains(rules: Rules, before: Sheet, after: Sheet) -> list[float]:
-    """What one move brought each part (in `blocks` order)."""
-    lay = layout(rules)
-    nc, ns = len(lay.combo_rows), len(lay.school_rows)
-    out = [0.0] * (2 * nc + 2 * ns + rules.columns)
-    row = next(i for i in range(lay.n_rows) if after.row_fill[i] != before.row_fill[i])
-    cell = after.cells[row * rules.columns + before.row_fill[row]]
-    assert cell is not None
-    if row in lay.combo_rows:
-        out[lay.combo_rows.index(row)] += cell.points
-    else:
-        penalty = rules.reserve.zero_penalty if rules.reserve and cell.mark is Mark.ZERO else 0
-        out[2 * nc + lay.school_rows.index(row)] += after.reserve - before.reserve - penalty
-    for star in after.stars[len(before.stars) :]:
-        if star.kind == "combination_row":
-            out[nc + lay.combo_rows.index(rules.row_index[str(star.key)])] += star.value
-        elif star.kind == "school_row":
-            out[2 * nc + ns + lay.school_rows.index(rules.row_index[str(star.key)])] += star.value
-        else:
-            out[2 * nc + 2 * ns + int(star.key)] += star.value
-    return out
+def game_kind(seed: int, duels: float, rivals: list[str]) -> str | None:
+    """None for a solitaire game, else the rival of a 2-player game (a fixed draw per seed)."""
+    draw = np.random.default_rng(seed).random()
+    if not rivals or draw >= duels:
+        return None
+    return rivals[int(draw / duels * len(rivals)) % len(rivals)]
 
 
-def play(columns: int, model_json: dict[str, Any], seeds: list[int]) -> Samples:
-    """Play one solitaire game per seed with the expert on `model_json`; keep every turn's
-    position and what it brought each part of the sheet."""
+def play(
+    columns: int,
+    model_json: dict[str, Any] | None,
+    seeds: list[int],
+    duels: float,
+    rivals: list[str],
+) -> Samples:
+    """Play one game per seed; record every turn of the expert's seats."""
     rules = get_rules("school", {"columns": columns})
-    model = SchoolModel.from_json(model_json)
-    index: list[list[int]] = []
-    gain: list[list[float]] = []
+    lay = layout(rules)
+    model = SchoolNet.from_json(model_json) if model_json is not None else None
+    xs: list[FloatArray] = []
+    expect: list[float] = []
+    gain: list[float] = []
     last: list[bool] = []
-    scores: list[int] = []
+    out = Samples(np.zeros((0, lay.width), np.float32), np.zeros(0), np.zeros(0), np.zeros(0, bool))
     for seed in seeds:
-        planner = Planner(SchoolValue(model))
+        kind = game_kind(seed, duels, rivals)
+        learner = Planner(SchoolValue(model) if model is not None else ZeroAfter())
+        players: list[Planner | Bot]
+        if kind is None:
+            players, learning = [learner], {0}
+        elif kind == "self":
+            players, learning = [learner, Planner(learner.after)], {0, 1}
+        else:
+            rival = make_bot(kind, seed)
+            first = seed % 2 == 0
+            players, learning = ([learner, rival], {0}) if first else ([rival, learner], {1})
         dice = SeededDice(seed)
-        state = new_game(rules, ["trainee"])
+        state = new_game(rules, [f"p{i}" for i in range(len(players))])
+        turns: dict[int, list[tuple[FloatArray, float, float]]] = {seat: [] for seat in learning}
+        pending: tuple[FloatArray, float] | None = None
         while not state.finished:
-            if state.rolls == 0:
-                index.append(slots(rules, features(rules, state.sheet, {})))
-            action = planner.choose(state)
+            seat = state.seat
+            player = players[seat]
+            if seat in learning and state.rolls == 1:
+                assert isinstance(player, Planner)
+                plan = player.plan(state)
+                pending = (encode(lay, state_position(state))[0], plan.turn_value())
+            action = player.choose(state)
             after = apply(state, action, dice)
-            if isinstance(action, Move):
-                gain.append(gains(rules, state.sheet, after.sheets[0]))
-                last.append(after.finished)
+            if seat in learning and isinstance(action, Move):
+                assert pending is not None
+                before = sheet_breakdown(rules, state.sheets[seat]).total
+                points = float(sheet_breakdown(rules, after.sheets[seat]).total - before)
+                turns[seat].append((pending[0], pending[1], points))
+                pending = None
             state = after
-        scores.append(totals(state)[0])
-    width = len(blocks(rules))
-    return Samples(
-        np.array(index, dtype=np.int64).reshape(-1, width),
-        np.array(gain, dtype=np.float64).reshape(-1, width),
-        np.array(last, dtype=np.bool_),
-        scores,
-    )
-
-
-def part_values(rules: Rules, model: SchoolModel, index: IntArray) -> FloatArray:
-    """Each part's value at every sample position (solitaire: stars fully counted)."""
-    out = np.zeros(index.shape)
-    for b, (name, j) in enumerate(blocks(rules)):
-        out[:, b] = getattr(model, name)[j].ravel()[index[:, b]]
+        for seat in sorted(learning):  # one sequence per seat, in order, ending with `last`
+            for t, (x, value, brought) in enumerate(turns[seat]):
+                xs.append(x)
+                expect.append(value)
+                gain.append(brought)
+                last.append(t == len(turns[seat]) - 1)
+        if kind is None:
+            out.scores.append(totals(state)[0])
+        elif kind != "self":
+            seat = 0 if seed % 2 == 0 else 1
+            winners = [s.seat for s in ranking(state) if s.place == 1]
+            out.wins.setdefault(kind, []).append(1 / len(winners) if seat in winners else 0.0)
+    out.x = np.array(xs, dtype=np.float32).reshape(-1, lay.width)
+    out.expect = np.array(expect)
+    out.gain = np.array(gain, dtype=np.float64)
+    out.last = np.array(last, dtype=np.bool_)
     return out
 
 
-def targets(rules: Rules, model: SchoolModel, samples: Samples, lam: float) -> FloatArray:
-    """Per part, TD(lambda) returns: the turn's points plus the part's value at the next
-    position, mixed with what actually followed (lambda = 1: the plain future points)."""
-    value = part_values(rules, model, samples.index)
-    out = np.zeros(samples.gain.shape)
-    following = np.zeros(samples.gain.shape[1])
+def returns(samples: Samples, lam: float) -> FloatArray:
+    """The lambda-returns of every recorded turn (see the module doc)."""
+    out = np.zeros(len(samples.gain))
+    following = 0.0
     for t in range(len(out) - 1, -1, -1):
         if samples.last[t]:
-            following = samples.gain[t].copy()
-        else:
-            following = samples.gain[t] + (1 - lam) * value[t + 1] + lam * following
+            following = 0.0
+        following = (1 - lam) * samples.expect[t] + lam * (samples.gain[t] + following)
         out[t] = following
     return out
 
 
-def _shrunk(sums: FloatArray, counts: FloatArray, axes: tuple[int, ...], k: float) -> FloatArray:
-    levels = [(sums, counts)]
-    for axis in axes:
-        s, n = levels[-1]
-        levels.append((s.sum(axis=axis, keepdims=True), n.sum(axis=axis, keepdims=True)))
-    value: FloatArray = np.zeros_like(levels[-1][0])
-    for s, n in reversed(levels):
-        value = (s + k * value) / (n + k)
-    return np.broadcast_to(value, sums.shape).copy()
+# --- the network's fit (numpy, Adam) -----------------------------------------------------------
 
 
 def fit(
-    rules: Rules, index: IntArray, target: FloatArray, weight: FloatArray, shrink: float = SHRINK
-) -> dict[str, FloatArray]:
-    """Every part's table: the weighted mean of that part's returns in each cell, shrunk toward
-    coarser tables where few positions were seen."""
-    shapes = layout(rules).shapes
-    tables = {name: np.zeros(shape) for name, shape in shapes.items()}
-    for b, (name, j) in enumerate(blocks(rules)):
-        sub = shapes[name][1:]
-        size = int(np.prod(sub))
-        cells = index[:, b]
-        sums = np.bincount(cells, weights=target[:, b] * weight, minlength=size)
-        counts = np.bincount(cells, weights=weight, minlength=size)
-        tables[name][j] = _shrunk(
-            sums.astype(np.float64).reshape(sub),
-            counts.astype(np.float64).reshape(sub),
-            BACKOFF[name],
-            shrink,
-        )
-    return tables
+    net: SchoolNet,
+    x: F32,
+    y: FloatArray,
+    epochs: float,
+    rate: float,
+    batch: int,
+    seed: int,
+    weight_decay: float = 1e-5,
+) -> tuple[SchoolNet, float, float]:
+    """Fit the network to the targets `y` (points) from its current weights; returns the network
+    and the root mean squared errors (points) on the fit and on 5% of the positions held out."""
+    rng = np.random.default_rng(seed)
+    scale = net.scale
+    target = (y / scale).astype(np.float32)
+    order = rng.permutation(len(x))
+    held = order[: len(x) // 20]
+    train = order[len(x) // 20 :]
+    params: list[F32] = []
+    for w, b in net.layers:
+        params += [w.astype(np.float32), b.astype(np.float32)]  # copies: the net stays as it was
+    params.append(net.linear.astype(np.float32))
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    n_layers = len(net.layers)
+
+    def forward(xb: F32) -> tuple[F32, list[F32]]:
+        hs = [xb]
+        h = xb
+        for i in range(n_layers):
+            h = h @ params[2 * i] + params[2 * i + 1]
+            if i < n_layers - 1:
+                h = np.maximum(h, 0)
+            hs.append(h)
+        return h[:, 0] + xb @ params[-1], hs
+
+    per_epoch = max(1, len(train) // batch)
+    steps = max(1, int(epochs * per_epoch))
+    for step in range(steps):
+        if step % per_epoch == 0:
+            rng.shuffle(train)
+        pick = train[(step % per_epoch) * batch : (step % per_epoch + 1) * batch]
+        xb, yb = x[pick], target[pick]
+        out, hs = forward(xb)
+        d = (2 * (out - yb) / len(pick)).astype(np.float32)[:, None]
+        grads: list[F32] = [np.zeros(0, np.float32)] * len(params)
+        grads[-1] = xb.T @ d[:, 0]
+        for i in range(n_layers - 1, -1, -1):
+            grads[2 * i] = hs[i].T @ d
+            grads[2 * i + 1] = d.sum(axis=0)
+            if i > 0:
+                d = (d @ params[2 * i].T) * (hs[i] > 0)
+        lr = rate * (0.1 + 0.9 * (1 - step / steps))  # linear decay to a tenth
+        t = step + 1
+        for p, g, m, v in zip(params, grads, moments, squares, strict=True):
+            if p.ndim == 2:
+                g = g + weight_decay * p
+            m *= beta1
+            m += (1 - beta1) * g
+            v *= beta2
+            v += (1 - beta2) * g * g
+            p -= lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+
+    def rmse(index: NDArray[np.int64]) -> float:
+        if not len(index):
+            return 0.0
+        errors = []
+        for start in range(0, len(index), 65536):
+            part = index[start : start + 65536]
+            errors.append(forward(x[part])[0] - target[part])
+        return float(np.sqrt(np.mean(np.concatenate(errors) ** 2)) * scale)
+
+    layers = tuple((params[2 * i], params[2 * i + 1]) for i in range(n_layers))
+    fitted = replace(net, layers=layers, linear=params[-1])
+    return fitted, rmse(train[: len(held) * 4]), rmse(held)
+
+
+# --- the iterations ----------------------------------------------------------------------------
 
 
 def _chunks(seeds: list[int], size: int) -> Iterator[list[int]]:
@@ -252,113 +276,191 @@ def _chunks(seeds: list[int], size: int) -> Iterator[list[int]]:
         yield seeds[start : start + size]
 
 
+def mean_se(values: list[float] | list[int]) -> tuple[float, float]:
+    array = np.asarray(values, dtype=np.float64)
+    if len(array) < 2:
+        return (float(array.mean()) if len(array) else 0.0), 0.0
+    return float(array.mean()), float(array.std(ddof=1) / math.sqrt(len(array)))
+
+
+@dataclass
+class Settings:
+    iterations: int = 12
+    games: int = 600
+    workers: int = 2
+    seed: int = 1_000_000
+    lam: float = 0.7
+    keep: int = 3
+    epochs: float = 3.0
+    rate: float = 1e-3
+    batch: int = 256
+    hidden: tuple[int, ...] = (128, 64)
+    duels: float = 0.36
+    rivals: tuple[str, ...] = ("greedy", "basic", "self")
+    select: str = "solitaire"
+    minutes: float = 0.0  # stop starting new iterations after this many minutes (0: no limit)
+
+
 def run(
     columns: int,
-    iterations: int,
-    games: int,
-    workers: int,
-    seed: int,
-    decay: float,
-    lam: float,
+    settings: Settings,
+    init: SchoolNet | None = None,
+    checkpoint: Callable[[SchoolNet], None] | None = None,
     log: bool = True,
-    init: SchoolModel | None = None,
-    shrink: float = SHRINK,
-    checkpoint: Callable[[SchoolModel], None] | None = None,
-) -> SchoolModel:
+) -> SchoolNet:
     rules = get_rules("school", {"columns": columns})
-    model = init if init is not None and init.fits(rules) else SchoolModel.zeros(rules)
-    warm = model is init
+    s = settings
+    warm = init is not None and init.fits(rules)
+    net = init if warm and init is not None else SchoolNet.initial(rules, s.hidden, s.seed)
+    playing: SchoolNet | None = net if warm else None  # None: the value 0 (the `basic` play)
+    origin = net.info if warm else None  # the record of the run this one continues
     history: list[dict[str, Any]] = []
-    kept: list[tuple[IntArray, FloatArray, FloatArray]] = []
-    best: tuple[float, SchoolModel] | None = None
+    kept: list[tuple[F32, FloatArray]] = []
+    best: tuple[tuple[float, float], SchoolNet] | None = None
     start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for iteration in range(iterations):
-            seeds = list(range(seed + iteration * games, seed + (iteration + 1) * games))
-            size = max(1, min(25, games // (workers * 4) or 1))
-            payload = model.as_json()
-            jobs = [pool.submit(play, columns, payload, chunk) for chunk in _chunks(seeds, size)]
+    with ProcessPoolExecutor(max_workers=s.workers) as pool:
+        for iteration in range(s.iterations):
+            if s.minutes and time.perf_counter() - start > s.minutes * 60:
+                break
+            seeds = list(range(s.seed + iteration * s.games, s.seed + (iteration + 1) * s.games))
+            size = max(1, min(20, math.ceil(s.games / (s.workers * 4))))
+            payload = playing.as_json() if playing is not None else None
+            task = partial(
+                play,
+                columns,
+                payload,
+                duels=s.duels,
+                rivals=list(s.rivals),
+            )
+            jobs = [pool.submit(task, chunk) for chunk in _chunks(seeds, size)]
             samples = Samples.join([job.result() for job in jobs])
-            scores = np.array(samples.scores, dtype=np.float64)
-            mean = float(scores.mean())
-            stderr = float(scores.std(ddof=1) / np.sqrt(len(scores))) if len(scores) > 1 else 0.0
-            history.append({"iteration": iteration, "games": games, "mean": round(mean, 2)})
-            # Policy iteration need not improve every time: keep the tables that played best.
-            if (iteration > 0 or warm) and (best is None or mean >= best[0]):
-                best = (mean, model)
-                if checkpoint is not None:  # a long run cut short still leaves its best tables
-                    checkpoint(model)
+            played = time.perf_counter() - start
+            mean, se = mean_se(samples.scores)
+            record: dict[str, Any] = {
+                "iteration": iteration,
+                "games": s.games,
+                "solitaire": len(samples.scores),
+                "mean": round(mean, 2),
+                "se": round(se, 2),
+            }
+            for rival, results in samples.wins.items():
+                record[f"wins_{rival}"] = round(float(np.mean(results)), 4)
+                record[f"games_{rival}"] = len(results)
+            first = s.rivals[0] if s.rivals else ""
+            rank = {
+                "duels": (record.get(f"wins_{first}", 0.0), mean),
+                "last": (float(iteration), 0.0),
+            }.get(s.select, (mean, 0.0))
+            if playing is not None and (best is None or rank >= best[0]):
+                best = (rank, playing)
+                if checkpoint is not None:  # a run cut short still leaves its best network
+                    checkpoint(_with_info(playing, [*history, record], rank, s, origin))
+            # Refit on the last iterations' positions (warm start from the current weights).
+            target = returns(samples, 1.0 if playing is None else s.lam)
+            kept = [*kept, (samples.x, target)][-s.keep :]
+            x = np.concatenate([k[0] for k in kept])
+            y = np.concatenate([k[1] for k in kept])
+            net, fit_error, held_error = fit(
+                net, x, y, s.epochs, s.rate, s.batch, s.seed + iteration
+            )
+            record.update(rmse=round(fit_error, 1), held_rmse=round(held_error, 1))
+            history.append(record)
+            playing = net
             if log:
+                duel_text = " ".join(
+                    f"vs {k[5:]} {100 * v:.1f}%" for k, v in record.items() if k.startswith("wins_")
+                )
                 print(
-                    f"columns {columns} iteration {iteration}: {games} games, "
-                    f"mean {mean:.1f} +- {stderr:.1f} ({time.perf_counter() - start:.0f} s)",
+                    f"columns {columns} iteration {iteration}: solitaire {mean:.1f} +- {se:.1f} "
+                    f"({len(samples.scores)}) {duel_text}; fit rmse {fit_error:.1f} held "
+                    f"{held_error:.1f} on {len(x)} positions ({played:.0f} s play, "
+                    f"{time.perf_counter() - start:.0f} s)",
                     flush=True,
                 )
-            # The first tables know nothing yet: learn from what followed, not from them.
-            target = targets(rules, model, samples, 1.0 if iteration == 0 and not warm else lam)
-            kept = [(i, t, w * decay) for i, t, w in kept]
-            kept.append((samples.index, target, np.ones(len(target))))
-            kept = [item for item in kept if item[2][0] > 0.05]
-            model = SchoolModel.from_tables(
-                columns,
-                fit(
-                    rules,
-                    np.concatenate([item[0] for item in kept]),
-                    np.concatenate([item[1] for item in kept]),
-                    np.concatenate([item[2] for item in kept]),
-                    shrink,
-                ),
-                {
-                    "iterations": iteration + 1,
-                    "games_per_iteration": games,
-                    "lambda": lam,
-                    "history": history,
-                },
-            )
     if best is None:
-        return model
-    mean, chosen = best
-    info = dict(chosen.info or {})
-    info.update(history=history, selected_mean=round(mean, 2))
-    return replace(chosen, info=info)
+        return _with_info(net, history, (0.0, 0.0), s, origin)
+    return _with_info(best[1], history, best[0], s, origin)
+
+
+def _with_info(
+    net: SchoolNet,
+    history: list[dict[str, Any]],
+    rank: tuple[float, float],
+    s: Settings,
+    origin: dict[str, Any] | None = None,
+) -> SchoolNet:
+    info: dict[str, Any] = {
+        "method": "approximate value iteration, lambda-returns over the turn's expectimax",
+        "settings": {k: v for k, v in vars(s).items() if k != "workers"},
+        "selected": list(rank),
+        "history": history,
+    }
+    if origin:
+        info["init"] = origin
+    return replace(net, info=info)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    d = Settings()
     parser.add_argument("--columns", type=int, nargs="+", default=[3])
-    parser.add_argument("--iterations", type=int, default=8)
-    parser.add_argument("--games", type=int, default=400, help="games per iteration")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=1_000_000)
-    parser.add_argument("--decay", type=float, default=0.7, help="weight of older iterations")
-    parser.add_argument("--lam", type=float, default=1.0, help="TD(lambda) of the targets")
-    parser.add_argument("--shrink", type=float, default=SHRINK, help="pull of coarser tables")
+    parser.add_argument("--iterations", type=int, default=d.iterations)
+    parser.add_argument("--games", type=int, default=d.games, help="games per iteration")
+    parser.add_argument("--workers", type=int, default=d.workers)
+    parser.add_argument("--seed", type=int, default=d.seed)
+    parser.add_argument("--lam", type=float, default=d.lam, help="lambda of the returns")
+    parser.add_argument("--keep", type=int, default=d.keep, help="iterations of positions fitted")
+    parser.add_argument("--epochs", type=float, default=d.epochs, help="passes per refit")
+    parser.add_argument("--rate", type=float, default=d.rate, help="Adam's step size")
+    parser.add_argument("--batch", type=int, default=d.batch)
+    parser.add_argument("--hidden", type=int, nargs="+", default=list(d.hidden))
+    parser.add_argument("--duels", type=float, default=d.duels, help="share of 2-player games")
+    parser.add_argument("--rivals", nargs="*", default=list(d.rivals), help="greedy basic self")
+    parser.add_argument("--select", choices=("solitaire", "duels", "last"), default=d.select)
     parser.add_argument(
-        "--init", type=Path, default=None, help="start from the tables in this file (warm start)"
+        "--minutes",
+        type=float,
+        nargs="+",
+        default=[d.minutes],
+        help="time limit of each width (one value for all, or one per width; 0: none)",
     )
+    parser.add_argument("--init", type=Path, default=None, help="start from this file's networks")
     parser.add_argument("--out", type=Path, default=DATA)
     args = parser.parse_args(argv)
+    settings = Settings(
+        iterations=args.iterations,
+        games=args.games,
+        workers=args.workers,
+        seed=args.seed,
+        lam=args.lam,
+        keep=args.keep,
+        epochs=args.epochs,
+        rate=args.rate,
+        batch=args.batch,
+        hidden=tuple(args.hidden),
+        duels=args.duels,
+        rivals=tuple(args.rivals),
+        select=args.select,
+    )
+    if len(args.minutes) not in (1, len(args.columns)):
+        parser.error("--minutes takes one value or one per width")
+    minutes = args.minutes * len(args.columns) if len(args.minutes) == 1 else args.minutes
     try:
         data = json.loads(args.out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {"models": {}}
     start = load_models(args.init) if args.init is not None else {}
-    def save(columns: int, model: SchoolModel) -> None:
+
+    def save(columns: int, model: SchoolNet) -> None:
         data["models"][str(columns)] = model.as_json()
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
 
-    for columns in args.columns:
+    for columns, limit in zip(args.columns, minutes, strict=True):
         model = run(
             columns,
-            args.iterations,
-            args.games,
-            args.workers,
-            args.seed,
-            args.decay,
-            args.lam,
+            replace(settings, minutes=limit),
             init=start.get(columns),
-            shrink=args.shrink,
             checkpoint=partial(save, columns),
         )
         save(columns, model)

@@ -23,7 +23,18 @@ from dicepoker.bots.planner import (
     rule_tables,
     solve_turn,
 )
-from dicepoker.bots.school_value import SchoolModel, SchoolValue, model_for
+from dicepoker.bots.school_value import (
+    SchoolValue,
+    after_positions,
+    claimed_by,
+    encode,
+    layout,
+    model_for,
+    state_position,
+)
+from dicepoker.bots.school_value import (
+    position as sheet_position,
+)
 from dicepoker.dice import SeededDice
 from dicepoker.engine import (
     Bonus,
@@ -319,20 +330,40 @@ def test_expert_uses_the_solver_and_the_school_tables() -> None:
         assert model_for(get_rules("school", {"columns": columns})) is not None
 
 
+@pytest.mark.parametrize("columns", [3, 1, 2])
+def test_after_positions_are_the_engines_sheets(columns: int) -> None:
+    """The features of every sheet a move can leave, built at once for a whole turn, are those of
+    the sheet the engine makes (rivals, stars earned and broken, reserve, column status)."""
+    rules = get_rules("school", {"columns": columns})
+    space = rule_tables(rules).space
+    lay = layout(rules)
+    rng = random.Random(columns)
+    for state in positions("school", {"columns": columns}, 16):
+        table = MoveTable.build(state)
+        after, where = after_positions(table, state_position(state))
+        features = encode(lay, after)
+        for m, move in enumerate(table.moves):
+            for o in rng.sample(range(space.n_hands), 12):
+                for doubled in (0, 1):
+                    if not np.isfinite(table.gain[m, o, doubled]):
+                        continue
+                    probe = state._replace(dice=space.hands[o], thrown_all=bool(doubled))
+                    made = apply(probe, move)
+                    sheet = made.sheets[state.seat]
+                    rivals = [s for seat, s in enumerate(made.sheets) if seat != state.seat]
+                    raw = sheet_position(rules, sheet, claimed_by(made), rivals)
+                    expected = encode(lay, raw)[0]
+                    np.testing.assert_allclose(features[where[m, o, doubled]], expected)
+
+
 def test_school_value_drops_stars_someone_holds() -> None:
-    """A star someone else holds is worth nothing: with every star taken by the opponent the
-    value is that of the same tables without their star parts."""
+    """A star someone else holds is out of reach: with every star taken by the opponent, no
+    feature of any sheet after a move counts a star or a race, and the value does not depend on
+    the opponent's sheet."""
     rules = get_rules("school")
     model = model_for(rules)
     assert model is not None
-    starless = SchoolModel(
-        model.columns,
-        combo=model.combo,
-        combo_star=np.zeros_like(model.combo_star),
-        school=model.school,
-        school_star=np.zeros_like(model.school_star),
-        column_star=np.zeros_like(model.column_star),
-    )
+    lay = layout(rules)
     rng = random.Random(5)
     state = played_position(rules, 2, rng)
     everything = tuple(Bonus("column", c, 100) for c in range(rules.columns)) + tuple(
@@ -344,12 +375,35 @@ def test_school_value_drops_stars_someone_holds() -> None:
     sheets = list(state.sheets)
     sheets[state.seat] = sheets[state.seat]._replace(stars=())
     sheets[other] = sheets[other]._replace(stars=everything)
-    taken = MoveTable.build(state._replace(sheets=tuple(sheets)))
-    np.testing.assert_allclose(
-        SchoolValue(model).after_values(taken), SchoolValue(starless).after_values(taken)
-    )
-    # In the race, a star an opponent is nearer to is worth less than the same star alone.
-    assert model.race[0] < model.race[2] < model.race[4] <= 1
+    taken = state._replace(sheets=tuple(sheets))
+    after, _ = after_positions(MoveTable.build(taken), state_position(taken))
+    assert not after.alive.any() and not after.col_alive.any()
+    fresh = list(sheets)
+    fresh[other] = Sheet.empty(rules)._replace(stars=everything)
+    values = SchoolValue(model).after_values(MoveTable.build(taken))
+    again = SchoolValue(model).after_values(MoveTable.build(taken._replace(sheets=tuple(fresh))))
+    np.testing.assert_allclose(values, again)
+    assert encode(lay, after).shape == (len(after.turns), lay.width)
+
+
+def test_school_value_sees_the_race() -> None:
+    """A star that a rival is one cell from is worth less to us than the same star alone."""
+    rules = get_rules("school")
+    model = model_for(rules)
+    assert model is not None
+    lay = layout(rules)
+    cross = Cell(Mark.CLOSED)
+    cells: list[Cell | None] = [None] * rules.cells
+    fills = [0] * len(rules.rows)
+    sixes = rules.row_index["sixes"]
+    for c in range(2):
+        cells[sixes * rules.columns + c] = cross
+    fills[sixes] = 2
+    near = Sheet(tuple(cells), tuple(fills), filled=2)
+    alone = sheet_position(rules, Sheet.empty(rules), {})
+    raced = sheet_position(rules, Sheet.empty(rules), {}, [near])
+    assert raced.rival[0, sixes] == 1 and alone.rival[0, sixes] == 0
+    assert float(model(encode(lay, raced))[0]) < float(model(encode(lay, alone))[0])
 
 
 def scores(level: str, preset: str, games: int, seed: int) -> list[int]:

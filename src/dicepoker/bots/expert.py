@@ -2,13 +2,13 @@
 
 - Single-sheet presets (`yahtzee`, `yahtzee15`, `poker-dice`): the exact solver's best action
   (`dicepoker.solver.Solver`), which maximises the expected final score of the player's own sheet.
-- `school`: the within-turn expectimax of `dicepoker.bots.planner` over the fitted value of the
-  sheet after each move (`dicepoker.bots.school_value`), which knows the opponents' sheets in the
-  race for the first-player stars.
+- `school`: the within-turn expectimax of `dicepoker.bots.planner` over the value of the sheet
+  after each move, a network fitted by approximate value iteration (`dicepoker.bots.school_value`),
+  which knows the opponents' sheets in the race for the first-player stars.
 
-Rules the solver does not cover and that have no fitted School tables (a School width that was not
-trained, a custom game) fall back to the planner with no after-value, the `basic` level's play, so
-the bot always plays.
+Rules the solver does not cover and that have no fitted School network (a School width that was
+not trained, a custom game) fall back to the planner with no after-value, the `basic` level's
+play, so the bot always plays.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def solver_for(rules: Rules) -> Solver | None:
 
 
 def after_value_for(rules: Rules) -> AfterValue:
-    """The School value where tables were fitted for this sheet, else no after-value."""
+    """The School value where a network was fitted for this sheet, else no after-value."""
     if rules.reserve is not None:
         model = model_for(rules)
         if model is not None:

@@ -438,9 +438,9 @@ class TurnPlan:
         """Expected value of the turn before its first roll."""
         rerolls = len(self.keep_value) - 1
         space = self.space
-        values = np.array(
-            [self.hand_value(o, 1, rerolls) for o in range(space.n_hands)], dtype=np.float64
-        )
+        values = self.stop[:, 1]
+        if rerolls > 0:
+            values = np.maximum(values, self.keep_value[rerolls][space.subkeeps].max(axis=1))
         return float(space.trans[space.empty_keep] @ values)
 
 

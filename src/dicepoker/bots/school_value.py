@@ -1,26 +1,25 @@
 """A value function of a School sheet, fitted by simulation (see benchmarks/train_school.py).
 
-The rest of a School game is worth, for the player to move, the sum of what each part of the
-sheet will still bring:
+The value of a sheet is what the rest of the game will still bring its player: a small neural
+network (two hidden layers of rectified units and a linear shortcut) over features of the sheet
+(`encode`):
 
-- each combination row (and `sum`): the points its empty cells will score, by the number of
-  empty cells and the turns left; and its first-player star, by the empty cells, the best cell so
-  far and the turns left, while the star is still in reach;
-- each School row: the reserve its empty cells will add or spend and the zeros they will cost, by
-  the empty cells, how many missing dice of its face the reserve covers (0 .. 6), how many School
-  cells are empty in the other rows, the turns left and whether the star is still in reach; and
-  its star (5 x face), by the same;
-- each column: its star, by the empty cells of the column, how many of its hard cells (five and
-  four of a kind, the two straights) are still empty, whether its five-of-a-kind cell is, and the
-  best combination in it so far.
+- the turns left, and the empty cells of every row;
+- per row with a star: whether the star is still in reach (the row unbroken, the star not taken)
+  and, for a combination row, its best cell so far (the star's value);
+- the reserve: per School row, how many missing dice of its face the reserve covers (whether it
+  can close the row with two dice, with one, and the cover itself), and the reserve itself;
+- per column: whether its star is in reach, its empty cells, its hard cells still empty (five and
+  four of a kind, the two straights), whether its five-of-a-kind cell is empty, and its best
+  combination so far;
+- the race for every star against the other players: whether someone else can still earn it, and
+  how many more cells they need for it than we do.
 
-Each part's value is a table: the mean of what that part went on to score, over the positions of
-many simulated games played by the expert itself (Monte Carlo policy evaluation, repeated so that
-the values and the play improve together), shrunk toward coarser tables where a cell of the table
-saw few positions. The tables are in `data/school_value.json`.
-
-Against opponents a star is worth less: nothing once anyone has it (its part is then out of reach),
-and less when an opponent who can still earn it needs fewer cells than we do (`race`).
+The network is fitted by approximate value iteration on games played by the expert itself
+(`benchmarks/train_school.py`); its weights are in `data/school_value.json`, one network per sheet
+width. `SchoolValue` evaluates it on every distinct sheet the moves of a turn can leave (a
+combination move's sheet depends on its points, a School closing's on the reserve it leaves) in one
+batch, which is the after-value of the within-turn expectimax (`planner.py`).
 """
 
 from __future__ import annotations
@@ -28,14 +27,17 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from dicepoker.bots.planner import FloatArray, IntArray, MoveTable, rule_tables
+from dicepoker.bots.planner import FloatArray, IntArray, MoveTable
 from dicepoker.engine import GameState, Mark, Sheet
 from dicepoker.rules import Rules
 
@@ -43,73 +45,46 @@ DATA = Path(__file__).with_name("data") / "school_value.json"
 
 HARD_ROWS = ("five_of_a_kind", "four_of_a_kind", "small_straight", "large_straight")
 FIVE_ROW = "five_of_a_kind"
-MAX_POINTS = 400
-MAX_RESERVE = 1000
-
-# Default bucket edges (a value v falls in bucket `searchsorted(edges, v, side="right")`).
-TURN_EDGES = (1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 33, 40)
-# A School row reads the reserve as the number of missing dice of its face it would cover
-# (0 .. COVER), which is what decides whether the row can still be closed.
-COVER = 6
-# ... and the School cells still empty in the other School rows (they compete for the same turns).
-OTHER_EDGES = (1, 3, 6)
-POINT_EDGES = (1, 8, 12, 16, 20, 25, 30, 40, 50, 60, 80, 100, 120)
-
-# The chance-like factor of a star an opponent can still earn, by how many more cells the
-# opponent needs than we do once our move is made (-2 or fewer .. 2 or more).
-RACE = (0.1, 0.2, 0.45, 0.75, 0.9)
-
-
-def _lut(edges: tuple[int, ...], top: int) -> IntArray:
-    return np.searchsorted(np.array(edges), np.arange(top + 1), side="right").astype(np.int64)
+RACE_SPAN = 3  # the race feature: rival's need minus ours, clipped to +-RACE_SPAN
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Which rows are which, and the shapes of the tables, for a School sheet of `columns`."""
+    """Which rows are which on a School sheet of `columns`, and the width of the features."""
 
     columns: int
-    combo_rows: tuple[int, ...]  # row indices of the combination rows (and `sum`)
+    n_rows: int
     school_rows: tuple[int, ...]
-    star_rows: tuple[bool, ...]  # per combination row: has a row star
+    faces: tuple[int, ...]  # per School row: its face
+    star: tuple[bool, ...]  # per row: has a row star
+    school: tuple[bool, ...]  # per row: a School row
     hard: tuple[bool, ...]  # per row: one of HARD_ROWS
     five: int
     column_best: tuple[bool, ...]
-    n_rows: int
-    faces: tuple[int, ...]  # per School row: its face
 
     @property
-    def shapes(self) -> dict[str, tuple[int, ...]]:
-        nc = len(self.combo_rows)
-        ns = len(self.school_rows)
-        c1 = self.columns + 1
-        nt = len(TURN_EDGES) + 1
-        nr = COVER + 1
-        no = len(OTHER_EDGES) + 1
-        npb = len(POINT_EDGES) + 1
-        return {
-            "combo": (nc, c1, nt),
-            "combo_star": (nc, c1, npb, nt),
-            "school": (ns, c1, 2, nr, no, nt),
-            "school_star": (ns, c1, nr, no, nt),
-            "column_star": (self.columns, self.n_rows + 1, len(HARD_ROWS) + 1, 2, npb),
-        }
+    def cells(self) -> int:
+        return self.n_rows * self.columns
+
+    @property
+    def width(self) -> int:
+        rows, columns, school = self.n_rows, self.columns, len(self.school_rows)
+        return 1 + 3 * rows + 3 * school + 1 + 5 * columns + 2 * (rows + columns)
 
 
 @cache
 def _layout_for(rows_key: tuple[tuple[str, bool, bool, bool, int], ...], columns: int) -> Layout:
-    combo = tuple(i for i, key in enumerate(rows_key) if not key[1])
     school = tuple(i for i, key in enumerate(rows_key) if key[1])
     return Layout(
         columns=columns,
-        combo_rows=combo,
+        n_rows=len(rows_key),
         school_rows=school,
-        star_rows=tuple(rows_key[i][2] for i in combo),
+        faces=tuple(rows_key[i][4] for i in school),
+        star=tuple(key[2] for key in rows_key),
+        school=tuple(key[1] for key in rows_key),
         hard=tuple(key[0] in HARD_ROWS for key in rows_key),
         five=next(i for i, key in enumerate(rows_key) if key[0] == FIVE_ROW),
         column_best=tuple(key[3] for key in rows_key),
-        n_rows=len(rows_key),
-        faces=tuple(rows_key[i][4] for i in school),
     )
 
 
@@ -118,194 +93,270 @@ def layout(rules: Rules) -> Layout:
     return _layout_for(key, rules.columns)
 
 
-T_LUT = _lut(TURN_EDGES, 6 * 15)
-
-
-@cache
-def cover_lut(face: int) -> IntArray:
-    """Reserve (0 .. MAX_RESERVE) -> the missing dice of `face` it covers, at most COVER."""
-    lut = np.minimum(np.arange(MAX_RESERVE + 1) // face, COVER).astype(np.int64)
-    lut.setflags(write=False)
-    return lut
-
-
-P_LUT = _lut(POINT_EDGES, MAX_POINTS)
-O_LUT = _lut(OTHER_EDGES, 6 * 6)
-
-
 # --- what the value reads from a sheet ---------------------------------------------------------
 
 
+@dataclass(slots=True)
+class Position:
+    """Raw features of `n` sheets (one per row of every array), before encoding.
+
+    `alive[r]`: row r's star is still in reach (0 for rows without a star, full rows, rows whose
+    condition is broken and stars someone holds); `best[r]`: a combination row's best cell;
+    `rival[k]` for the row stars then the column stars: the fewest cells a rival who can still earn
+    that star needs for it (0: no rival can).
+    """
+
+    turns: IntArray  # (n,) empty cells = turns left
+    reserve: IntArray  # (n,)
+    empty: IntArray  # (n, rows)
+    alive: IntArray  # (n, rows)
+    best: IntArray  # (n, rows)
+    col_alive: IntArray  # (n, columns)
+    col_empty: IntArray  # (n, columns)
+    col_hard: IntArray  # (n, columns)
+    col_five: IntArray  # (n, columns)
+    col_best: IntArray  # (n, columns)
+    rival: IntArray  # (n, rows + columns)
+
+    def repeat(self, count: int) -> Position:
+        return Position(*(np.repeat(getattr(self, name), count, axis=0) for name in _FIELDS))
+
+    @classmethod
+    def stack(cls, parts: Sequence[Position]) -> Position:
+        return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in _FIELDS))
+
+
+_FIELDS = tuple(Position.__dataclass_fields__)
+
+
 @dataclass(frozen=True, slots=True)
-class Features:
-    """The parts of one sheet that the value reads (star flags already account for claims)."""
+class _Own:
+    """One sheet's own features (no rivals), as plain lists."""
 
-    turns: int  # empty cells = turns left
-    reserve: int
-    combo_empty: tuple[int, ...]
-    combo_alive: tuple[bool, ...]
-    combo_best: tuple[int, ...]
-    school_empty: tuple[int, ...]
-    school_alive: tuple[bool, ...]
-    column_alive: tuple[bool, ...]
-    column_empty: tuple[int, ...]
-    column_hard: tuple[int, ...]
-    column_five: tuple[bool, ...]
-    column_best: tuple[int, ...]
+    empty: list[int]
+    alive: list[int]
+    best: list[int]
+    col_alive: list[int]
+    col_empty: list[int]
+    col_hard: list[int]
+    col_five: list[int]
+    col_best: list[int]
 
 
-def features(
-    rules: Rules, sheet: Sheet, claimed: set[tuple[str, str | int]] | dict[Any, Any]
-) -> Features:
+def _own(rules: Rules, sheet: Sheet, claimed: set[Any] | dict[Any, Any]) -> _Own:
     lay = layout(rules)
     columns = rules.columns
     cells = sheet.cells
-    combo_empty, combo_alive, combo_best = [], [], []
-    for r in lay.combo_rows:
-        row = rules.rows[r]
-        mine = cells[r * columns : r * columns + sheet.row_fill[r]]
-        combo_empty.append(columns - sheet.row_fill[r])
-        combo_alive.append(
-            row.star
-            and ("combination_row", row.id) not in claimed
-            and all(c is not None and c.mark is Mark.SCORE for c in mine)
-        )
-        combo_best.append(max((c.points for c in mine if c is not None), default=0))
-    school_empty, school_alive = [], []
-    for r in lay.school_rows:
-        row = rules.rows[r]
-        mine = cells[r * columns : r * columns + sheet.row_fill[r]]
-        school_empty.append(columns - sheet.row_fill[r])
-        school_alive.append(
-            ("school_row", row.id) not in claimed
-            and all(c is not None and c.mark is Mark.CLOSED and not c.used_reserve for c in mine)
-        )
-    col_alive = [("column", c) not in claimed for c in range(columns)]
+    empty, alive, best = [], [], []
+    col_alive = [int(("column", c) not in claimed) for c in range(columns)]
     col_empty = [0] * columns
     col_hard = [0] * columns
-    col_five = [False] * columns
+    col_five = [0] * columns
     col_best = [0] * columns
-    for r in range(lay.n_rows):
+    for r, row in enumerate(rules.rows):
         fill = sheet.row_fill[r]
+        mine = cells[r * columns : r * columns + fill]
+        empty.append(columns - fill)
+        if not row.star or fill == columns:
+            ok = False
+        elif row.school:
+            ok = ("school_row", row.id) not in claimed and all(
+                c is not None and c.mark is Mark.CLOSED and not c.used_reserve for c in mine
+            )
+        else:
+            ok = ("combination_row", row.id) not in claimed and all(
+                c is not None and c.mark is Mark.SCORE for c in mine
+            )
+        alive.append(int(ok))
+        best.append(0 if row.school else max((c.points for c in mine if c is not None), default=0))
         for c in range(columns):
             if c >= fill:
                 col_empty[c] += 1
-                if lay.hard[r]:
-                    col_hard[c] += 1
-                if r == lay.five:
-                    col_five[c] = True
+                col_hard[c] += lay.hard[r]
+                col_five[c] |= r == lay.five
                 continue
             cell = cells[r * columns + c]
             assert cell is not None
             if cell.mark is Mark.STRIKE or cell.mark is Mark.ZERO:
-                col_alive[c] = False
+                col_alive[c] = 0
             elif lay.column_best[r] and cell.points > col_best[c]:
                 col_best[c] = cell.points
-    return Features(
-        turns=rules.cells - sheet.filled,
-        reserve=sheet.reserve,
-        combo_empty=tuple(combo_empty),
-        combo_alive=tuple(combo_alive),
-        combo_best=tuple(combo_best),
-        school_empty=tuple(school_empty),
-        school_alive=tuple(school_alive),
-        column_alive=tuple(col_alive),
-        column_empty=tuple(col_empty),
-        column_hard=tuple(col_hard),
-        column_five=tuple(col_five),
-        column_best=tuple(col_best),
+    col_alive = [a if e else 0 for a, e in zip(col_alive, col_empty, strict=True)]
+    return _Own(empty, alive, best, col_alive, col_empty, col_hard, col_five, col_best)
+
+
+def position(
+    rules: Rules, sheet: Sheet, claimed: set[Any] | dict[Any, Any], rivals: Sequence[Sheet] = ()
+) -> Position:
+    """The raw features of one sheet (n = 1), with the rivals' sheets in the race for stars."""
+    own = _own(rules, sheet, claimed)
+    need = [0] * (len(rules.rows) + rules.columns)
+    for other in rivals:
+        theirs = _own(rules, other, claimed)
+        for k, (live, cells) in enumerate(
+            zip(
+                theirs.alive + theirs.col_alive,
+                theirs.empty + theirs.col_empty,
+                strict=True,
+            )
+        ):
+            if live and (need[k] == 0 or cells < need[k]):
+                need[k] = cells
+
+    def one(values: Sequence[int] | int) -> IntArray:
+        return np.array(values, dtype=np.int64).reshape(1, -1)
+
+    return Position(
+        turns=np.array([rules.cells - sheet.filled], dtype=np.int64),
+        reserve=np.array([sheet.reserve], dtype=np.int64),
+        empty=one(own.empty),
+        alive=one(own.alive),
+        best=one(own.best),
+        col_alive=one(own.col_alive),
+        col_empty=one(own.col_empty),
+        col_hard=one(own.col_hard),
+        col_five=one(own.col_five),
+        col_best=one(own.col_best),
+        rival=one(need),
     )
 
 
-# --- the model ---------------------------------------------------------------------------------
+def encode(lay: Layout, pos: Position) -> FloatArray:
+    """The network's input: `(n, lay.width)` features of the positions (see the module doc)."""
+    n = len(pos.turns)
+    columns = lay.columns
+    parts: list[FloatArray] = []
+    add = parts.append
+    add((pos.turns / lay.cells)[:, None])
+    add(pos.empty / columns)
+    alive = pos.alive.astype(np.float64)
+    add(alive)
+    add(alive * pos.best / 50)
+    reserve = pos.reserve.astype(np.float64)[:, None]
+    faces = np.array(lay.faces, dtype=np.float64)[None, :]
+    add(np.minimum(reserve / faces, 6) / 6)
+    add((reserve >= faces).astype(np.float64))
+    add((reserve >= 2 * faces).astype(np.float64))
+    add(np.minimum(reserve, 60) / 20)
+    col_alive = pos.col_alive.astype(np.float64)
+    add(col_alive)
+    add(col_alive * pos.col_empty / lay.n_rows)
+    add(col_alive * pos.col_hard / len(HARD_ROWS))
+    add(col_alive * pos.col_five)
+    add(col_alive * pos.col_best / 100)
+    mine_alive = np.concatenate([alive, col_alive], axis=1)
+    mine_need = np.concatenate([pos.empty, pos.col_empty], axis=1)
+    live = mine_alive * (pos.rival > 0)
+    add(live)
+    add(live * np.clip(pos.rival - mine_need, -RACE_SPAN, RACE_SPAN) / RACE_SPAN)
+    out = np.concatenate(parts, axis=1)
+    assert out.shape == (n, lay.width)
+    return out
+
+
+# --- the network ---------------------------------------------------------------------------
+
+
+F32Array = NDArray[np.float32]
+
+# Rows per matrix product when the network is evaluated: small products run on the calling thread
+# (BLAS libraries spread only large ones over threads, which on a loaded machine costs far more
+# than it saves for a turn's few hundred sheets).
+CHUNK = 16
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SchoolModel:
-    """The fitted tables of one sheet width (see the module doc for what each one holds)."""
+class SchoolNet:
+    """The fitted network of one sheet width: `layers` are (weights, bias) pairs, rectified
+    between them; `linear` is a shortcut from the input to the output; the output times `scale`
+    is the value in points. Weights are float32."""
 
     columns: int
-    combo: FloatArray
-    combo_star: FloatArray
-    school: FloatArray
-    school_star: FloatArray
-    column_star: FloatArray
-    race: tuple[float, ...] = RACE
+    layers: tuple[tuple[F32Array, F32Array], ...]
+    linear: F32Array
+    scale: float = 100.0
     info: dict[str, Any] | None = None
 
-    @classmethod
-    def zeros(cls, rules: Rules) -> SchoolModel:
-        return cls.from_tables(
-            rules.columns, {k: np.zeros(v) for k, v in layout(rules).shapes.items()}
-        )
+    def __call__(self, x: FloatArray) -> FloatArray:
+        """The value (points) of every row of features `x`."""
+        x32 = np.asarray(x, dtype=np.float32)
+        out = np.empty(len(x32), dtype=np.float32)
+        last = len(self.layers) - 1
+        for start in range(0, len(x32), CHUNK):
+            h = x32[start : start + CHUNK]
+            shortcut = h @ self.linear
+            for i, (w, b) in enumerate(self.layers):
+                h = h @ w + b
+                if i < last:
+                    h = np.maximum(h, 0)
+            out[start : start + CHUNK] = h[:, 0] + shortcut
+        values: FloatArray = out.astype(np.float64) * self.scale
+        return values
 
     @classmethod
-    def from_tables(
-        cls, columns: int, tables: dict[str, FloatArray], info: dict[str, Any] | None = None
-    ) -> SchoolModel:
-        return cls(
-            columns,
-            combo=tables["combo"],
-            combo_star=tables["combo_star"],
-            school=tables["school"],
-            school_star=tables["school_star"],
-            column_star=tables["column_star"],
-            info=info,
-        )
+    def initial(cls, rules: Rules, hidden: Sequence[int], seed: int = 0) -> SchoolNet:
+        """Random weights (He initialisation) with a zero output layer: the value 0 everywhere."""
+        rng = np.random.default_rng(seed)
+        sizes = [layout(rules).width, *hidden]
+        f32 = np.float32
+        layers = [
+            (rng.normal(0, np.sqrt(2 / a), (a, b)).astype(f32), np.zeros(b, f32))
+            for a, b in pairwise(sizes)
+        ]
+        layers.append((np.zeros((sizes[-1], 1), f32), np.zeros(1, f32)))
+        return cls(rules.columns, tuple(layers), np.zeros(sizes[0], f32))
+
+    def fits(self, rules: Rules) -> bool:
+        return rules.columns == self.columns and self.linear.shape == (layout(rules).width,)
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"columns": self.columns, "race": list(self.race)}
-        for name in ("combo", "combo_star", "school", "school_star", "column_star"):
-            array: FloatArray = getattr(self, name)
-            out[name] = {"shape": list(array.shape), "tenths": _pack(array)}
+        out: dict[str, Any] = {
+            "columns": self.columns,
+            "scale": self.scale,
+            "layers": [{"w": _pack(w), "b": _pack(b)} for w, b in self.layers],
+            "linear": _pack(self.linear),
+        }
         if self.info:
             out["info"] = self.info
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SchoolModel:
-        arrays = {
-            name: _unpack(data[name])
-            for name in ("combo", "combo_star", "school", "school_star", "column_star")
-        }
-        model = cls.from_tables(int(data["columns"]), arrays, data.get("info"))
-        return replace(model, race=tuple(float(v) for v in data.get("race", RACE)))
-
-    def fits(self, rules: Rules) -> bool:
-        shapes = layout(rules).shapes
-        return rules.columns == self.columns and all(
-            getattr(self, name).shape == shape for name, shape in shapes.items()
+    def from_json(cls, data: dict[str, Any]) -> SchoolNet:
+        return cls(
+            int(data["columns"]),
+            tuple((_unpack(layer["w"]), _unpack(layer["b"])) for layer in data["layers"]),
+            _unpack(data["linear"]),
+            float(data.get("scale", 100.0)),
+            data.get("info"),
         )
 
 
-def _pack(array: FloatArray) -> str:
-    """A table as tenths of a point: little-endian int16, zlib-compressed, base64 text."""
-    tenths = np.clip(np.rint(array * 10), -32768, 32767).astype("<i2")
-    return base64.b64encode(zlib.compress(tenths.tobytes(), 9)).decode("ascii")
+def _pack(array: F32Array) -> dict[str, Any]:
+    """An array as little-endian float32, zlib-compressed, base64 text."""
+    raw = np.ascontiguousarray(array, dtype="<f4").tobytes()
+    return {"shape": list(array.shape), "f32": base64.b64encode(zlib.compress(raw, 9)).decode()}
 
 
-def _unpack(data: dict[str, Any]) -> FloatArray:
+def _unpack(data: dict[str, Any]) -> F32Array:
     shape = tuple(int(n) for n in data["shape"])
-    if "values" in data:  # plain numbers
-        return np.array(data["values"], dtype=np.float64).reshape(shape)
-    raw = zlib.decompress(base64.b64decode(data["tenths"]))
-    return np.frombuffer(raw, dtype="<i2").astype(np.float64).reshape(shape) / 10
+    raw = zlib.decompress(base64.b64decode(data["f32"]))
+    return np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(shape)
 
 
-def load_models(path: Path = DATA) -> dict[int, SchoolModel]:
-    """The fitted models in the data file, by number of columns (empty when there is none)."""
+def load_models(path: Path = DATA) -> dict[int, SchoolNet]:
+    """The fitted networks in the data file, by number of columns (empty when there is none)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {int(key): SchoolModel.from_json(model) for key, model in data["models"].items()}
+    return {int(key): SchoolNet.from_json(model) for key, model in data["models"].items()}
 
 
-_MODELS: dict[int, SchoolModel] | None = None
+_MODELS: dict[int, SchoolNet] | None = None
 
 
-def model_for(rules: Rules) -> SchoolModel | None:
-    """The committed model for this sheet width, or None when none was fitted."""
+def model_for(rules: Rules) -> SchoolNet | None:
+    """The committed network for this sheet width, or None when none was fitted."""
     global _MODELS
     if _MODELS is None:
         _MODELS = load_models()
@@ -316,201 +367,7 @@ def model_for(rules: Rules) -> SchoolModel | None:
 # --- the after-value ---------------------------------------------------------------------------
 
 
-def _race(model: SchoolModel, mine: int, theirs: list[int]) -> float:
-    """The factor of a star we need `mine` more cells for, against opponents needing `theirs`."""
-    factor = 1.0
-    for need in theirs:
-        diff = max(-2, min(2, need - mine))
-        factor *= model.race[diff + 2]
-    return factor
-
-
-def _bucket(lut: IntArray, value: Any, top: int) -> Any:
-    if isinstance(value, np.ndarray):
-        return lut[np.clip(value, 0, top).astype(np.int64)]
-    return int(lut[min(max(int(value), 0), top)])
-
-
-class _Parts:
-    """Table lookups of each part of the sheet, with the turns left fixed.
-
-    A part that is over (a full row, a star out of reach) reads its table's first cell
-    (`e = 0`), which training fits too, so that every part is present in every position and
-    only differences between parts decide. A star in a race counts `rho` of the way from that
-    cell to its own cell.
-    """
-
-    def __init__(self, model: SchoolModel, tb: int) -> None:
-        self.model = model
-        self.tb = tb
-
-    def combo(self, j: int, e: int, alive: bool, best: Any, rho: float) -> Any:
-        model, tb = self.model, self.tb
-        dead = float(model.combo_star[j, 0, 0, tb])
-        value: Any = float(model.combo[j, e, tb]) + dead
-        if e > 0 and alive:
-            pb = _bucket(P_LUT, best, MAX_POINTS)
-            value = value + rho * (model.combo_star[j, e, pb, tb] - dead)
-        return value
-
-    def school(self, n: int, e: int, alive: Any, rb: Any, others: int, rho: float) -> Any:
-        model, tb = self.model, self.tb
-        dead = float(model.school_star[n, 0, 0, 0, tb])
-        if e <= 0:
-            return float(model.school[n, 0, 0, 0, 0, tb]) + dead + 0.0 * np.asarray(rb)
-        ob = int(O_LUT[others])
-        alive_index = np.asarray(alive).astype(np.int64)
-        value = model.school[n, e, alive_index, rb, ob, tb] + dead
-        star = model.school_star[n, e, rb, ob, tb]
-        return value + np.where(alive, rho * (star - dead), 0.0)
-
-    def column(
-        self, c: int, e: int, hard: int, five: bool, best: Any, alive: bool, rho: float
-    ) -> Any:
-        model = self.model
-        dead = float(model.column_star[c, 0, 0, 0, 0])
-        if e <= 0 or not alive:
-            return dead
-        pb = _bucket(P_LUT, best, MAX_POINTS)
-        return dead + rho * (model.column_star[c, e, hard, int(five), pb] - dead)
-
-
-class SchoolValue:
-    """The `AfterValue` of the School expert: the fitted tables, aware of the opponents' sheets."""
-
-    def __init__(self, model: SchoolModel) -> None:
-        self.model = model
-
-    def after_values(self, table: MoveTable) -> FloatArray:
-        state = table.state
-        rules = state.rules
-        lay = layout(rules)
-        claimed = _claimed(state)
-        f = features(rules, state.sheet, claimed)
-        n_hands = rule_tables(rules).space.n_hands
-        out = np.zeros((len(table.moves), n_hands, 2))
-        turns = f.turns - 1
-        if turns <= 0:
-            return out
-        parts = _Parts(self.model, int(T_LUT[turns]))
-        rho_combo, rho_school, rho_column = self._races(state, f, claimed)
-        all_cover = np.arange(COVER + 1)
-        reserve_at = np.arange(MAX_RESERVE + 1)
-
-        # Every part as it stands, with the turns left after the move.
-        combo_val = [
-            parts.combo(j, f.combo_empty[j], f.combo_alive[j], f.combo_best[j], rho_combo[j])
-            for j in range(len(lay.combo_rows))
-        ]
-        # Per School row, its value for every reserve 0 .. MAX_RESERVE, as it stands and once
-        # another School cell is filled.
-        open_school = sum(f.school_empty)
-        school_vec: list[FloatArray] = []
-        school_vec_less: list[FloatArray] = []
-        for n in range(len(lay.school_rows)):
-            e, alive, lut = f.school_empty[n], f.school_alive[n], cover_lut(lay.faces[n])
-            others = open_school - e
-            for vectors, count in ((school_vec, others), (school_vec_less, max(others - 1, 0))):
-                vec = parts.school(n, e, alive, all_cover, count, rho_school[n])
-                vectors.append(vec[lut[reserve_at]])
-        column_val = [
-            parts.column(
-                c,
-                f.column_empty[c],
-                f.column_hard[c],
-                f.column_five[c],
-                f.column_best[c],
-                f.column_alive[c],
-                rho_column[c],
-            )
-            for c in range(rules.columns)
-        ]
-        rb_now = min(f.reserve, MAX_RESERVE)
-        school_total = np.sum(school_vec, axis=0)
-        school_total_less = np.sum(school_vec_less, axis=0)
-        base = float(sum(combo_val)) + float(sum(column_val)) + float(school_total[rb_now])
-
-        combo_of = {r: j for j, r in enumerate(lay.combo_rows)}
-        school_of = {r: n for n, r in enumerate(lay.school_rows)}
-        for m, move in enumerate(table.moves):
-            r = int(table.rows[m])
-            c = int(table.columns[m])
-            scored = move.verb == "score"
-            best: Any = f.column_best[c]
-            if scored and lay.column_best[r]:
-                best = np.maximum(table.points[m], float(best))
-            column_after = parts.column(
-                c,
-                f.column_empty[c] - 1,
-                f.column_hard[c] - (1 if lay.hard[r] else 0),
-                f.column_five[c] and r != lay.five,
-                best,
-                f.column_alive[c] and scored,
-                rho_column[c],
-            )
-            if r in combo_of:
-                j = combo_of[r]
-                row_best = np.maximum(table.points[m], float(f.combo_best[j]))
-                row_after = parts.combo(
-                    j, f.combo_empty[j] - 1, f.combo_alive[j] and scored, row_best, rho_combo[j]
-                )
-                out[m] = base - combo_val[j] - column_val[c] + column_after + row_after
-            else:
-                n = school_of[r]
-                reserve = table.reserve[m]
-                rb = np.clip(reserve, 0, MAX_RESERVE).astype(np.int64)
-                cover = cover_lut(lay.faces[n])[rb]
-                # The row's star stays in reach only when closed with three dice or more.
-                keeps = (reserve >= f.reserve) & (f.school_alive[n] and scored)
-                e = f.school_empty[n]
-                row_after = parts.school(n, e - 1, keeps, cover, open_school - e, rho_school[n])
-                vec = (school_total_less - school_vec_less[n])[rb] + row_after
-                value = base - float(school_total[rb_now]) - column_val[c] + column_after
-                out[m] = (value + vec)[:, None]
-        return out
-
-    def _races(
-        self, state: GameState, f: Features, claimed: dict[tuple[str, str | int], int]
-    ) -> tuple[list[float], list[float], list[float]]:
-        rules = state.rules
-        lay = layout(rules)
-        n_combo, n_school = len(lay.combo_rows), len(lay.school_rows)
-        if len(state.players) == 1:
-            return [1.0] * n_combo, [1.0] * n_school, [1.0] * rules.columns
-        rivals = [
-            features(rules, sheet, claimed)
-            for seat, sheet in enumerate(state.sheets)
-            if seat != state.seat and seat in state.contenders and seat not in state.forfeited
-        ]
-        model = self.model
-        combo = [
-            _race(
-                model,
-                f.combo_empty[j] - 1,
-                [o.combo_empty[j] for o in rivals if o.combo_alive[j] and o.combo_empty[j]],
-            )
-            for j in range(n_combo)
-        ]
-        school = [
-            _race(
-                model,
-                f.school_empty[n] - 1,
-                [o.school_empty[n] for o in rivals if o.school_alive[n] and o.school_empty[n]],
-            )
-            for n in range(n_school)
-        ]
-        column = [
-            _race(
-                model,
-                f.column_empty[c] - 1,
-                [o.column_empty[c] for o in rivals if o.column_alive[c] and o.column_empty[c]],
-            )
-            for c in range(rules.columns)
-        ]
-        return combo, school, column
-
-
-def _claimed(state: GameState) -> dict[tuple[str, str | int], int]:
+def claimed_by(state: GameState) -> dict[tuple[str, str | int], int]:
     return {
         (bonus.kind, bonus.key): seat
         for seat, sheet in enumerate(state.sheets)
@@ -518,15 +375,102 @@ def _claimed(state: GameState) -> dict[tuple[str, str | int], int]:
     }
 
 
+def state_position(state: GameState) -> Position:
+    """The raw features of the sheet of the player to move, with its rivals."""
+    rules = state.rules
+    rivals = [
+        sheet
+        for seat, sheet in enumerate(state.sheets)
+        if seat != state.seat and seat in state.contenders and seat not in state.forfeited
+    ]
+    return position(rules, state.sheet, claimed_by(state), rivals)
+
+
+KEY = 1024  # above any points or reserve a sheet can hold
+
+
+def after_positions(table: MoveTable, pos: Position) -> tuple[Position, IntArray]:
+    """Every distinct sheet the moves of `table` can leave (from the sheet `pos`, n = 1), and for
+    every (move, hand, doubled) the row of that list it leads to (`(moves, hands, 2)` indices).
+
+    A combination move's sheet depends on its points where they can still count (for the row's
+    star or the column's), a School closing's on the reserve it leaves; a stroke or a zero breaks
+    the row's star and the column's."""
+    rules = table.state.rules
+    lay = layout(rules)
+    rows, cols = table.rows, table.columns
+    scored = np.array([move.verb == "score" for move in table.moves])
+    school = np.array(lay.school)[rows]
+    counts = (pos.alive[0, rows] > 0) | (
+        (pos.col_alive[0, cols] > 0) & np.array(lay.column_best)[rows]
+    )
+    by_reserve = scored & school
+    by_points = scored & ~school & counts
+    value = np.where(
+        by_reserve[:, None, None],
+        table.reserve[:, :, None],
+        np.where(by_points[:, None, None], table.points, 0.0),
+    )
+    value = np.where(np.isfinite(table.gain), np.clip(value, 0, KEY - 1), 0.0)
+    key = value.astype(np.int64) + KEY * np.arange(len(rows))[:, None, None]
+    keys, inverse = np.unique(key, return_inverse=True)
+    m = keys // KEY
+    v = keys % KEY
+    r, c = rows[m], cols[m]
+    ok, by_res, by_pts = scored[m], by_reserve[m], by_points[m]
+    n = len(keys)
+    at = np.arange(n)
+    after = pos.repeat(n)
+    after.turns -= 1
+    after.empty[at, r] -= 1
+    after.col_empty[at, c] -= 1
+    after.col_hard[at, c] -= np.array(lay.hard, dtype=np.int64)[r]
+    after.col_five[at, c] &= r != lay.five
+    reserve_now = int(pos.reserve[0])
+    after.reserve = np.where(by_res, v, reserve_now)
+    # A row's star stays in reach when scored (a School row: closed with three dice or more)
+    # and the row is not full yet (a full row has earned its star or lost it).
+    keeps = ok & (after.empty[at, r] > 0) & (~by_res | (v >= reserve_now))
+    after.alive[at, r] &= keeps
+    star_points = by_pts & np.array(lay.star)[r]
+    after.best[at, r] = np.where(star_points, np.maximum(after.best[at, r], v), after.best[at, r])
+    column_points = by_pts & np.array(lay.column_best)[r]
+    after.col_best[at, c] = np.where(
+        column_points, np.maximum(after.col_best[at, c], v), after.col_best[at, c]
+    )
+    after.col_alive[at, c] &= ok & (after.col_empty[at, c] > 0)
+    return after, inverse.reshape(key.shape)
+
+
+class SchoolValue:
+    """The `AfterValue` of the School expert: the fitted network on the sheet after each move,
+    aware of the opponents' sheets in the race for the stars."""
+
+    def __init__(self, model: SchoolNet) -> None:
+        self.model = model
+
+    def after_values(self, table: MoveTable) -> FloatArray:
+        state = table.state
+        rules = state.rules
+        if rules.cells - state.sheet.filled <= 1:  # the last move: nothing follows
+            return np.zeros((len(table.moves), 1, 1))
+        after, where = after_positions(table, state_position(state))
+        out: FloatArray = self.model(encode(layout(rules), after))[where]
+        return out
+
+
 __all__ = [
     "DATA",
-    "Features",
     "Layout",
-    "SchoolModel",
+    "Position",
+    "SchoolNet",
     "SchoolValue",
-    "cover_lut",
-    "features",
+    "after_positions",
+    "claimed_by",
+    "encode",
     "layout",
     "load_models",
     "model_for",
+    "position",
+    "state_position",
 ]
