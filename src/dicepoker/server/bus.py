@@ -103,10 +103,10 @@ class RedisBus:
         await self._ready.wait()
 
     async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+        tasks = [task for task in (self._reader, *self._handling) if task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.client.aclose()
 
     async def publish(self, game_id: str, message: dict[str, Any]) -> None:
