@@ -171,6 +171,43 @@ def test_bots_move_once_and_another_process_takes_over(
         ana.close()
 
 
+def test_a_process_stopping_gracefully_hands_its_bots_over_at_once() -> None:
+    """A graceful stop (a deploy) gives the game's lease back: the other process drives the bots
+    at once, not when the lease would have run out (two minutes here)."""
+    import redis
+
+    from dicepoker.server.bus import LEASE
+
+    database = fresh_postgres_database()
+    servers = [LiveServer(database, redis=redis_url(), lease_ms=120_000).start() for _ in "ab"]
+    try:
+        body = _create(servers[0], [{"kind": "bot", "level": "greedy"}, HUMANS[0]])
+        game = body["id"]
+        watcher = Player(servers[0].ws_url, game, None)
+        watcher.until(lambda m: bool(m.get("state")) and m["state"]["turn"]["seat"] == 1)
+        watcher.close()
+        # The process that drove the bot's first turn holds the lease: stop it gracefully.
+        holder = redis.Redis.from_url(redis_url(), decode_responses=True).get(LEASE + game)
+        assert isinstance(holder, str)
+        pid = int(holder.split("-")[0])
+        stopping = next(s for s in servers if s.process is not None and s.process.pid == pid)
+        staying = next(s for s in servers if s is not stopping)
+        ana = Player(staying.ws_url, game, body["seats"][1]["token"])
+        try:
+            stopping.stop()
+            for _ in range(3):  # three of Ana's turns, each after one of the bot's
+                while not ana.my_turn():
+                    ana.recv(timeout=30)  # far below the lease's 120 s
+                ana.play_turn()
+            while not ana.my_turn():
+                ana.recv(timeout=30)
+        finally:
+            ana.close()
+    finally:
+        for server in servers:
+            server.stop()
+
+
 def test_the_same_intent_sent_twice_is_applied_once(pair: tuple[LiveServer, LiveServer]) -> None:
     """A client that repeats an intent (a retry after a timeout, a double click) with its seq."""
     first, second = pair

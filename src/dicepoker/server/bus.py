@@ -38,6 +38,14 @@ end
 return 0
 """
 
+# Give the lease back when it is ours (a graceful stop), so another process takes over at once.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
 Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
@@ -93,6 +101,8 @@ class RedisBus:
         self.process_id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self.client = redis.Redis.from_url(url, socket_connect_timeout=5)
         self._claim = self.client.register_script(_CLAIM)
+        self._release = self.client.register_script(_RELEASE)
+        self._held: set[str] = set()  # games whose lease this process took
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._handling: set[asyncio.Task[None]] = set()
@@ -107,7 +117,19 @@ class RedisBus:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.release_all()
         await self.client.aclose()
+
+    async def release_all(self) -> None:
+        """Give back every lease this process holds: on a graceful stop the other processes
+        take its games' bots and clocks over at their next sweep, not when the leases expire."""
+        held, self._held = self._held, set()
+        for game_id in held:
+            try:
+                if await self._release(keys=[LEASE + game_id], args=[self.process_id]):
+                    await self.publish(game_id, {"kind": "released"})
+            except Exception as exc:  # the lease then simply expires
+                log.warning("redis lease release for game %s failed: %s", game_id, exc)
 
     async def publish(self, game_id: str, message: dict[str, Any]) -> None:
         payload = json.dumps({**message, "origin": self.process_id}, separators=(",", ":"))
@@ -118,12 +140,17 @@ class RedisBus:
 
     async def claim(self, game_id: str) -> bool:
         try:
-            return bool(
+            held = bool(
                 await self._claim(keys=[LEASE + game_id], args=[self.process_id, self.lease_ms])
             )
         except Exception as exc:
             log.warning("redis lease for game %s failed: %s", game_id, exc)
             return False
+        if held:
+            self._held.add(game_id)
+        else:
+            self._held.discard(game_id)
+        return held
 
     async def _read(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
         """Listen to every game's channel; after a lost connection, resubscribe and catch up."""

@@ -470,6 +470,9 @@ class Hub:
             if lock is not None and lock.locked():
                 self._early.setdefault(game_id, []).append(message)
             return
+        if message.get("kind") == "released":
+            self._schedule(live)  # its bots' driver stopped: take them over now
+            return
         async with live.lock:
             if message.get("kind") == "event":
                 seq = message.get("seq")
