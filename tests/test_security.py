@@ -34,6 +34,7 @@ from ws_client import Player
 WS_RATE = 10
 WS_BURST = 20
 HTTP_BURST = 5
+ANALYSIS_BURST = 4
 RECORD_BYTES = 64 * 1024
 RECORD_TURNS = 60
 GOLDEN = Path(__file__).parent / "golden" / "spec_examples"
@@ -67,6 +68,10 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         "0.01",
         "--http-burst",
         str(HTTP_BURST),
+        "--analysis-rate",
+        "0.01",
+        "--analysis-burst",
+        str(ANALYSIS_BURST),
         "--max-record-bytes",
         str(RECORD_BYTES),
         "--max-record-turns",
@@ -324,6 +329,41 @@ def test_http_rate_limit_per_address(limited: LiveServer) -> None:
             assert client.get(f"/api/games/{game_id}", headers=me).status_code == 200
         other = client.post("/api/games", json=game, headers={"x-forwarded-for": "10.0.2.2"})
         assert other.status_code == 201
+
+
+def test_analysis_rate_limit_per_address(limited: LiveServer) -> None:
+    """The advisor and the analyses cost the server CPU: a bucket per address of their own."""
+    me = {"x-forwarded-for": "10.0.3.1"}
+    record = json.loads((GOLDEN / "school-3c-1p.json").read_text(encoding="utf-8"))
+    with httpx.Client(base_url=limited.url, timeout=60) as client:
+        imported = client.post("/api/records", json=record, headers={"x-forwarded-for": "10.0.3.9"})
+        assert imported.status_code == 201
+        path = f"/api/records/{imported.json()['id']}/analysis"
+        first = client.get(path, headers=me)
+        assert first.status_code == 200
+        for _ in range(ANALYSIS_BURST - 1):
+            again = client.get(path, headers=me)
+            assert again.status_code == 200
+            assert again.json() == first.json()  # a stored record's analysis does not change
+        refused = client.get(path, headers=me)
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "rate_limited"
+        assert int(refused.headers["retry-after"]) >= 1
+        # Reading the record itself is not limited, and another address still asks.
+        assert client.get(f"/api/records/{imported.json()['id']}", headers=me).status_code == 200
+        assert client.get(path, headers={"x-forwarded-for": "10.0.3.2"}).status_code == 200
+
+
+def test_unknown_routes_and_methods_answer_in_the_error_shape(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        missing = client.get("/api/no/such/thing")
+        assert missing.status_code == 404
+        assert missing.json() == {"error": {"code": "not_found", "message": "no such page"}}
+        wrong = client.delete("/api/presets")
+        assert wrong.status_code == 405
+        assert wrong.json()["error"]["code"] == "method_not_allowed"
+        assert "GET" in wrong.headers["allow"]
+        assert "content-security-policy" in wrong.headers
 
 
 def test_record_import_limits(limited: LiveServer, server: LiveServer) -> None:

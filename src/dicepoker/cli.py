@@ -338,6 +338,15 @@ def serve_command(
     http_burst: Annotated[
         int, typer.Option(min=1, help="Games, joins and imports a client address may make at once.")
     ] = 20,
+    analysis_rate: Annotated[
+        float,
+        typer.Option(
+            min=0, help="Advice and analysis requests a second per client address (0: no limit)."
+        ),
+    ] = 2.0,
+    analysis_burst: Annotated[
+        int, typer.Option(min=1, help="Advice and analysis requests an address may make at once.")
+    ] = 30,
     max_record_bytes: Annotated[
         int, typer.Option(min=1024, help="Largest record the server imports, in bytes.")
     ] = 1024 * 1024,
@@ -360,6 +369,8 @@ def serve_command(
         ws_burst=ws_burst,
         http_rate=http_rate,
         http_burst=http_burst,
+        analysis_rate=analysis_rate,
+        analysis_burst=analysis_burst,
         max_record_bytes=max_record_bytes,
         max_record_turns=max_record_turns,
     )

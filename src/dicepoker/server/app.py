@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import secrets
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from platformdirs import user_data_path
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from dicepoker.bots import LEVELS
@@ -54,6 +56,7 @@ from dicepoker.view import game_view, rules_view
 log = logging.getLogger("dicepoker.server")
 
 MAX_BODY_BYTES = 1024 * 1024
+ANALYSES_KEPT = 256  # finished games' and records' analyses kept in memory
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -90,6 +93,9 @@ class Settings:
     ws_burst: int = 20
     http_rate: float = 0.5
     http_burst: int = 20
+    # The advisor and the analyses (CPU-heavy) a second per client address, and at once.
+    analysis_rate: float = 2.0
+    analysis_burst: int = 30
     # Imported records: at most this many bytes and turns.
     max_record_bytes: int = 1024 * 1024
     max_record_turns: int = 2000
@@ -205,10 +211,43 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise RateLimited(wait)
 
     creating = [Depends(limit_creations)]
+    thinkers = ClientLimiter(settings.analysis_rate, settings.analysis_burst)
+
+    async def limit_analysis(request: Request) -> None:
+        """The per-address limit of the advisor and the analyses (each costs the server CPU)."""
+        wait = thinkers.check(request.client.host if request.client else "unknown")
+        if wait is not None:
+            raise RateLimited(wait)
+
+    analysing = [Depends(limit_analysis)]
+    # A finished game's or a stored record's analysis never changes: computed once, kept a while.
+    analyses: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    async def cached_analysis(key: str | None, record: dict[str, Any]) -> dict[str, Any]:
+        if key is not None and key in analyses:
+            analyses.move_to_end(key)
+            return analyses[key]
+        result = await asyncio.to_thread(_analyse, record)
+        if key is not None:
+            analyses[key] = result
+            while len(analyses) > ANALYSES_KEPT:
+                analyses.popitem(last=False)
+        return result
 
     @app.exception_handler(Refusal)
     async def on_refusal(_request: Request, exc: Refusal) -> JSONResponse:
         return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Unknown routes and methods answer in the API's error shape too."""
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        message = {404: "no such page", 405: "method not allowed here"}.get(
+            exc.status_code, str(exc.detail)
+        )
+        response = _error(exc.status_code, code, message)
+        response.headers.update(exc.headers or {})
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -306,7 +345,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         live = await live_or_404(game_id)
         return position(live.game.to_record(), turn, roll)
 
-    @app.get("/api/games/{game_id}/advice")
+    @app.get("/api/games/{game_id}/advice", dependencies=analysing)
     async def game_advice(game_id: str) -> dict[str, Any]:
         """The advisor's values for the player to move now (the table's hint toggle)."""
         live = await live_or_404(game_id)
@@ -316,11 +355,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         advice = await asyncio.to_thread(_advise, state)
         return {"seq": live.seq, **advice}
 
-    @app.get("/api/games/{game_id}/analysis")
+    @app.get("/api/games/{game_id}/analysis", dependencies=analysing)
     async def game_analysis(game_id: str) -> dict[str, Any]:
         """Every decision of the game so far against the best option (the finished-game page)."""
         live = await live_or_404(game_id)
-        return await asyncio.to_thread(_analyse, live.game.to_record())
+        key = f"game:{live.id}" if live.game.state.finished else None
+        return await cached_analysis(key, live.game.to_record())
 
     @app.get("/api/games/{game_id}/verify")
     async def game_verify(game_id: str) -> dict[str, Any]:
@@ -366,9 +406,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def get_record(record_id: str) -> dict[str, Any]:
         return await stored_record(record_id)
 
-    @app.get("/api/records/{record_id}/analysis")
+    @app.get("/api/records/{record_id}/analysis", dependencies=analysing)
     async def record_analysis(record_id: str) -> dict[str, Any]:
-        return await asyncio.to_thread(_analyse, await stored_record(record_id))
+        return await cached_analysis(f"record:{record_id}", await stored_record(record_id))
 
     @app.get("/api/records/{record_id}/verify")
     async def record_verify(record_id: str) -> dict[str, Any]:
