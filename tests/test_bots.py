@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicepoker.bots import LEVELS, BasicBot, ExpertBot, GreedyBot, make_bot
+from dicepoker.bots.expert import REFINE, planner_for
 from dicepoker.bots.planner import (
     FloatArray,
     MoveTable,
@@ -24,6 +25,7 @@ from dicepoker.bots.planner import (
     solve_turn,
 )
 from dicepoker.bots.school_value import (
+    SchoolNet,
     SchoolValue,
     after_positions,
     claimed_by,
@@ -35,7 +37,7 @@ from dicepoker.bots.school_value import (
 from dicepoker.bots.school_value import (
     position as sheet_position,
 )
-from dicepoker.dice import SeededDice
+from dicepoker.dice import FixedDice, SeededDice
 from dicepoker.engine import (
     Bonus,
     Cell,
@@ -354,6 +356,55 @@ def test_after_positions_are_the_engines_sheets(columns: int) -> None:
                     raw = sheet_position(rules, sheet, claimed_by(made), rivals)
                     expected = encode(lay, raw)[0]
                     np.testing.assert_allclose(features[where[m, o, doubled]], expected)
+
+
+def _next_turn(model: SchoolNet, state: GameState, move: Move) -> float:
+    """The exact value of the mover's next turn after `move`, by a plain planner."""
+    after = apply(state, move, FixedDice(()))
+    mine = after._replace(seat=state.seat, dice=(), rolls=0, thrown_all=False)
+    return Planner(SchoolValue(model)).plan(mine).turn_value()
+
+
+def test_the_school_expert_ends_a_turn_by_a_two_turn_search() -> None:
+    """The cell move that ends a turn is, of the REFINE best by gain + after-value, the one with
+    the best gain + exact value of the player's next turn (its state made here by hand)."""
+    rules = get_rules("school", {"columns": 3})
+    model = model_for(rules)
+    assert model is not None
+    bot, plain = ExpertBot(), Planner(SchoolValue(model))
+    state, dice = new_game(rules, ["a", "b"]), SeededDice(11)
+    checked = changed = 0
+    while not state.finished:
+        action = bot.choose(state)
+        if isinstance(action, Move) and rules.cells - state.sheet.filled > 1:
+            plan = plain.plan(state)
+            hand = plan.space.hand_index[tuple(sorted(state.dice))]
+            doubled = int(state.thrown_all)
+            table = plan.table
+            gain = table.gain[:, hand, doubled]
+            after = np.broadcast_to(plain.after_values(table), table.gain.shape)
+            now = gain + after[:, hand, doubled]
+            top = [int(m) for m in np.argsort(-now, kind="stable")[:REFINE] if np.isfinite(now[m])]
+            searched = [float(gain[m]) + _next_turn(model, state, table.moves[m]) for m in top]
+            assert action == table.moves[top[int(np.argmax(searched))]]
+            changed += action != table.moves[top[0]]
+            checked += 1
+        state = apply(state, action, dice)
+    assert checked > 30
+    assert changed > 0  # the search does change some choices
+
+
+def test_nothing_follows_a_players_last_cell() -> None:
+    rules = get_rules("school", {"columns": 1})
+    planner = planner_for(rules)
+    state, dice = new_game(rules, ["a"]), SeededDice(3)
+    bot = ExpertBot()
+    while rules.cells - state.sheet.filled > 1:
+        state = apply(state, bot.choose(state), dice)
+    state = apply(state, Roll(), dice)
+    for move in legal_actions(state):
+        if isinstance(move, Move):
+            assert planner.next_turn_value(state, move) == 0.0
 
 
 def test_school_value_drops_stars_someone_holds() -> None:

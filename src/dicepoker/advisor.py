@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dicepoker.bots.expert import after_value_for, solver_for
+from dicepoker.bots.expert import planner_for, solver_for
 from dicepoker.bots.planner import Planner
 from dicepoker.engine import (
     ROLL,
@@ -75,7 +75,7 @@ class Advice:
 
 @lru_cache(maxsize=16)
 def _planner(rules: Rules) -> Planner:
-    return Planner(after_value_for(rules))
+    return planner_for(rules)
 
 
 def _expectimax_options(state: GameState) -> tuple[Option, ...]:
@@ -95,13 +95,16 @@ def _expectimax_options(state: GameState) -> tuple[Option, ...]:
         table.gain + planner.after_values(table), (len(table.moves), space.n_hands, 2)
     )
     move_index = {move: i for i, move in enumerate(table.moves)}
+    # The expert's two-turn search values its best candidate cell moves again (planner.refine).
+    refined = planner.refined_values(state) if planner.refine > 1 else {}
     options = []
     for action in actions:
         if isinstance(action, Roll):
             keep = tuple(sorted(state.dice[p] for p in action.keep))
             value = float(plan.keep_value[left][space.keep_index[keep]])
         elif isinstance(action, Move):
-            value = float(totals[move_index[action], hand, doubled])
+            index = move_index[action]
+            value = refined.get(index, float(totals[index, hand, doubled]))
         else:  # pragma: no cover - legal_actions lists rolls and moves only
             continue
         options.append(Option(action, current + value))

@@ -4,7 +4,9 @@
   (`dicepoker.solver.Solver`), which maximises the expected final score of the player's own sheet.
 - `school`: the within-turn expectimax of `dicepoker.bots.planner` over the value of the sheet
   after each move, a network fitted by approximate value iteration (`dicepoker.bots.school_value`),
-  which knows the opponents' sheets in the race for the first-player stars.
+  which knows the opponents' sheets in the race for the first-player stars; the cell move that
+  ends a turn is chosen among the network's `REFINE` best by a two-turn search (the exact
+  expectimax of the player's next turn on each sheet).
 
 Rules the solver does not cover and that have no fitted School network (a School width that was
 not trained, a custom game) fall back to the planner with no after-value, the `basic` level's
@@ -33,6 +35,18 @@ def solver_for(rules: Rules) -> Solver | None:
     return Solver.for_rules(rules) if supports(rules) else None
 
 
+# The School expert's two-turn search at the end of each turn: this many candidate moves. Measured
+# on 4,000 2-player games against `greedy` (docs/bots.md): 98.3% wins without it, 98.65% with 3
+# or 6 candidates; 2,000 solitaire games: 1046.2 -> 1054.8.
+REFINE = 3
+
+
+def planner_for(rules: Rules) -> Planner:
+    """The expert's planner where the solver does not apply."""
+    after = after_value_for(rules)
+    return Planner(after, refine=REFINE if isinstance(after, SchoolValue) else 0)
+
+
 def after_value_for(rules: Rules) -> AfterValue:
     """The School value where a network was fitted for this sheet, else no after-value."""
     if rules.reserve is not None:
@@ -53,7 +67,7 @@ class ExpertBot(Bot):
     def _setup(self, rules: Rules) -> None:
         self._rules = rules
         self._solver = solver_for(rules)
-        self._planner = None if self._solver is not None else Planner(after_value_for(rules))
+        self._planner = None if self._solver is not None else planner_for(rules)
 
     @property
     def method(self) -> str:

@@ -19,6 +19,11 @@ and zeros, first-player stars (row and column), the upper bonus crossing, and th
 bonus with the forced Joker. The tests check it against the engine's `preview` on random positions
 of every preset. `Planner` runs the expectimax once per turn and answers every decision of that
 turn from the cached tables; `keep_positions` turns the best keep multiset back into a `Roll`.
+
+With `refine = k`, the cell move that ends a turn is chosen by a two-turn search: the `k` moves
+worth most by the after-value are valued again by the exact expectimax of the player's next turn
+on the sheet each leaves (`next_turn_value`), whose own after-values are one turn further away and
+so weigh less on the choice. The other players' turns in between are not searched.
 """
 
 from __future__ import annotations
@@ -33,7 +38,18 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dicepoker.engine import ROLL, Action, GameState, Mark, Move, Roll, claimed_stars, upper_total
+from dicepoker.dice import FixedDice
+from dicepoker.engine import (
+    ROLL,
+    Action,
+    GameState,
+    Mark,
+    Move,
+    Roll,
+    apply,
+    claimed_stars,
+    upper_total,
+)
 from dicepoker.rules import Rules
 from dicepoker.rules.combos import combo_value
 
@@ -426,6 +442,16 @@ class TurnPlan:
     best_move: IntArray  # (hands, 2)
     keep_value: FloatArray  # (rerolls + 1, keeps)
     space: DiceSpace
+    after: FloatArray | None = None  # the after-values the plan was solved with
+
+    def move_values(self, hand: int, doubled: int) -> FloatArray:
+        """Per move of `table`: gain + after-value of stopping with `hand` (-inf: illegal)."""
+        gain = self.table.gain[:, hand, doubled]
+        if self.after is None:
+            return gain
+        after = np.broadcast_to(self.after, self.table.gain.shape)[:, hand, doubled]
+        out: FloatArray = gain + after
+        return out
 
     def hand_value(self, hand: int, doubled: int, left: int) -> float:
         """Expected value of the decision point (hand, doubled, rolls left) with best play."""
@@ -460,7 +486,7 @@ def solve_turn(table: MoveTable, after: FloatArray, rerolls: int) -> TurnPlan:
         keep_value[left] = values
         roll_best = values[space.subkeeps].max(axis=1)
         best = np.maximum(stop, roll_best[:, None])
-    return TurnPlan(table, stop, best_move, keep_value, space)
+    return TurnPlan(table, stop, best_move, keep_value, space, after)
 
 
 class Planner:
@@ -469,8 +495,9 @@ class Planner:
     The plan of a turn is built at its first decision and reused for the rest of the turn.
     """
 
-    def __init__(self, after: AfterValue | None = None) -> None:
+    def __init__(self, after: AfterValue | None = None, refine: int = 0) -> None:
         self.after = after if after is not None else ZeroAfter()
+        self.refine = refine  # the turn's last move: a two-turn search over this many moves
         self._key: tuple[object, ...] | None = None
         self._plan: TurnPlan | None = None
 
@@ -485,6 +512,37 @@ class Planner:
 
     def after_values(self, table: MoveTable) -> FloatArray:
         return self.after.after_values(table)
+
+    def next_turn_value(self, state: GameState, move: Move) -> float:
+        """What the mover's next turn is worth after `move` (with the dice of `state`): the exact
+        expectimax of that turn over the after-values, as if the mover were to play it now.
+        0 when the move ends the player's game (a full sheet, the end of the game or its stage)."""
+        after = apply(state, move, FixedDice(()))
+        me = state.seat
+        if (
+            after.finished
+            or after.stage != state.stage
+            or after.sheets[me].filled >= state.rules.cells
+        ):
+            return 0.0
+        mine = after._replace(seat=me, dice=(), rolls=0, thrown_all=False)
+        table = MoveTable.build(mine)
+        rerolls = state.rules.rolls_per_turn - 1
+        return solve_turn(table, self.after_values(table), rerolls).turn_value()
+
+    def refined_values(self, state: GameState) -> dict[int, float]:
+        """The `refine` best cell moves for the dice of `state` (by gain + after-value), each
+        valued instead by gain + `next_turn_value` (indices into the plan's moves)."""
+        plan = self.plan(state)
+        hand = plan.space.hand_index[tuple(sorted(state.dice))]
+        values = plan.move_values(hand, 1 if state.thrown_all else 0)
+        order = np.argsort(-values, kind="stable")[: self.refine]
+        gain = plan.table.gain[:, hand, 1 if state.thrown_all else 0]
+        return {
+            int(m): float(gain[m]) + self.next_turn_value(state, plan.table.moves[int(m)])
+            for m in order
+            if np.isfinite(values[m])
+        }
 
     def choose(self, state: GameState) -> Action:
         if state.rolls == 0:
@@ -502,6 +560,10 @@ class Planner:
             if float(values[pick]) > stop + 1e-9:
                 keep = space.keeps[int(subs[pick])]
                 return Roll(keep_positions(state.dice, keep))
+        if self.refine > 1 and state.rules.cells - state.sheet.filled > 1:
+            refined = self.refined_values(state)
+            if refined:
+                return plan.table.moves[max(refined, key=lambda m: (refined[m], -m))]
         return plan.table.moves[int(plan.best_move[hand, doubled])]
 
 
