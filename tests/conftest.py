@@ -1,7 +1,8 @@
 """Fixtures shared by the modules that need a real server or a real browser.
 
-Each is module-scoped: one `dicepoker serve` process (bots instant) on its own SQLite file, one
-HTTP client kept open against it, and one Debian chromium per test module.
+Module-scoped: one `dicepoker serve` process (bots instant) on its own SQLite file, one HTTP
+client kept open against it, and one Debian chromium per test module. Per test: two server
+processes on a fresh PostgreSQL database with Redis (`server_pair`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, Api
-from live_server import LiveServer
+from live_server import LiveServer, fresh_postgres_database, redis_url
 
 
 @pytest.fixture(scope="module")
@@ -20,6 +21,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = LiveServer(str(tmp_path_factory.mktemp("db") / "games.db"), bot_delay=0.0).start()
     yield live
     live.stop()
+
+
+@pytest.fixture
+def server_pair() -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two server processes on one fresh PostgreSQL database, sharing games through Redis (bots
+    and clocks taken over 1.5 s after their process dies)."""
+    database = fresh_postgres_database()
+    first = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
+    try:
+        second = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
+    except BaseException:
+        first.stop()
+        raise
+    try:
+        yield first, second
+    finally:
+        first.stop()
+        second.stop()
 
 
 @pytest.fixture(scope="module")

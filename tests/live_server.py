@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,11 @@ def redis_url() -> str:
 
 
 def fresh_postgres_database() -> str:
-    """The URL of a new, empty PostgreSQL database (so tests and runs never collide)."""
-    return asyncio.run(create_database(postgres_url(), f"t_{uuid.uuid4().hex[:12]}"))
+    """The URL of a new, empty PostgreSQL database (so tests and runs never collide). Made on a
+    thread of its own: the caller's thread may be running an event loop (the browser tests')."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, create_database(postgres_url(), name)).result()
 
 
 def postgres_url() -> str:

@@ -41,7 +41,7 @@ from dicepoker.fair import (
 from dicepoker.record import Game, replay
 from dicepoker.rules import get_rules
 from dicepoker.server.store import MIGRATIONS, database_url
-from live_server import DICEPOKER, LiveServer, fresh_postgres_database, redis_url
+from live_server import DICEPOKER, LiveServer, fresh_postgres_database
 from ws_client import Player
 
 T = TypeVar("T")
@@ -626,40 +626,36 @@ def test_fair_dice_and_migration_0002_on_postgresql() -> None:
     assert {"dice_seed", "dice_commitment"} <= columns(database_url(url))
 
 
-def test_two_server_processes_roll_the_same_committed_dice() -> None:
+def test_two_server_processes_roll_the_same_committed_dice(
+    server_pair: tuple[LiveServer, LiveServer],
+) -> None:
     """Ana plays through one process and Bea through another (PostgreSQL + Redis): each process
     derives its rolls from the stored seed, and both reveal it and verify at the end."""
-    database = off_loop(fresh_postgres_database)
-    first = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
-    second = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
-    try:
-        body = create(
-            first,
-            {
-                "variant": "school",
-                "options": {"columns": 1},
-                "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
-            },
-        )
-        game_id = body["id"]
-        ana = Player(first.ws_url, game_id, body["seats"][0]["token"])
-        bea = Player(second.ws_url, game_id, body["seats"][1]["token"])
-        assert ana.seen[0]["fair_dice"] == bea.seen[0]["fair_dice"]
-        assert "seed" not in bea.seen[0]["fair_dice"]
-        players = [ana, bea]
-        while not ana.state["finished"]:
-            mover = players[ana.state["turn"]["seat"]]
-            mover.play_turn()
-            for player in players:
-                if player.seq < mover.seq:
-                    player.until(partial(_has_seq, mover.seq))
-        ana.close()
-        bea.close()
-        records = [server.get(f"/api/games/{game_id}/record") for server in (first, second)]
-        assert records[0] == records[1]
-        assert "seed" in records[0][RECORD_KEY]
-        assert verify_record(records[0]).ok
-        assert all(server.get(f"/api/games/{game_id}/verify")["ok"] for server in (first, second))
-    finally:
-        first.stop()
-        second.stop()
+    first, second = server_pair
+    body = create(
+        first,
+        {
+            "variant": "school",
+            "options": {"columns": 1},
+            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
+        },
+    )
+    game_id = body["id"]
+    ana = Player(first.ws_url, game_id, body["seats"][0]["token"])
+    bea = Player(second.ws_url, game_id, body["seats"][1]["token"])
+    assert ana.seen[0]["fair_dice"] == bea.seen[0]["fair_dice"]
+    assert "seed" not in bea.seen[0]["fair_dice"]
+    players = [ana, bea]
+    while not ana.state["finished"]:
+        mover = players[ana.state["turn"]["seat"]]
+        mover.play_turn()
+        for player in players:
+            if player.seq < mover.seq:
+                player.until(partial(_has_seq, mover.seq))
+    ana.close()
+    bea.close()
+    records = [server.get(f"/api/games/{game_id}/record") for server in (first, second)]
+    assert records[0] == records[1]
+    assert "seed" in records[0][RECORD_KEY]
+    assert verify_record(records[0]).ok
+    assert all(server.get(f"/api/games/{game_id}/verify")["ok"] for server in (first, second))

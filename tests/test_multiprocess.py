@@ -8,27 +8,12 @@ takes over when it dies.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from dicepoker.record import replay, summary
 from dicepoker.rules import get_rules
 from live_server import LiveServer, fresh_postgres_database, redis_url
 from ws_client import Player
-
-
-@pytest.fixture
-def pair() -> Iterator[tuple[LiveServer, LiveServer]]:
-    database = fresh_postgres_database()
-    first = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
-    second = LiveServer(database, redis=redis_url(), lease_ms=1500).start()
-    try:
-        yield first, second
-    finally:
-        first.stop()
-        second.stop()
 
 
 def _create(server: LiveServer, seats: list[dict[str, Any]], columns: int = 1) -> dict[str, Any]:
@@ -43,8 +28,10 @@ def _create(server: LiveServer, seats: list[dict[str, Any]], columns: int = 1) -
 HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
 
 
-def test_players_on_two_processes_play_a_whole_game(pair: tuple[LiveServer, LiveServer]) -> None:
-    first, second = pair
+def test_players_on_two_processes_play_a_whole_game(
+    server_pair: tuple[LiveServer, LiveServer],
+) -> None:
+    first, second = server_pair
     body = _create(first, HUMANS)
     ana = Player(first.ws_url, body["id"], body["seats"][0]["token"])
     bea = Player(second.ws_url, body["id"], body["seats"][1]["token"])
@@ -60,7 +47,7 @@ def test_players_on_two_processes_play_a_whole_game(pair: tuple[LiveServer, Live
             assert other.state == mover.state
             assert mover.seq > before
         assert bea.state["finished"]
-        records = [server.get(f"/api/games/{body['id']}/record") for server in pair]
+        records = [server.get(f"/api/games/{body['id']}/record") for server in server_pair]
         assert records[0] == records[1]
         assert summary(replay(records[0]).state)["finished"]
     finally:
@@ -69,9 +56,9 @@ def test_players_on_two_processes_play_a_whole_game(pair: tuple[LiveServer, Live
 
 
 def test_a_seat_taken_through_one_process_is_seen_by_the_other(
-    pair: tuple[LiveServer, LiveServer],
+    server_pair: tuple[LiveServer, LiveServer],
 ) -> None:
-    first, second = pair
+    first, second = server_pair
     body = _create(first, [{"kind": "human", "name": "Ana"}, {"kind": "human"}])
     watcher = Player(second.ws_url, body["id"])
     try:
@@ -88,10 +75,10 @@ def test_a_seat_taken_through_one_process_is_seen_by_the_other(
 
 
 def test_racing_intents_through_two_processes_apply_once(
-    pair: tuple[LiveServer, LiveServer],
+    server_pair: tuple[LiveServer, LiveServer],
 ) -> None:
     """Two tabs of one seat on two processes send the same intent at the same moment."""
-    first, second = pair
+    first, second = server_pair
     body = _create(first, HUMANS, columns=2)
     token = body["seats"][0]["token"]
     tabs = [Player(first.ws_url, body["id"], token), Player(second.ws_url, body["id"], token)]
@@ -146,9 +133,9 @@ def test_racing_intents_through_two_processes_apply_once(
 
 
 def test_bots_move_once_and_another_process_takes_over(
-    pair: tuple[LiveServer, LiveServer],
+    server_pair: tuple[LiveServer, LiveServer],
 ) -> None:
-    first, second = pair
+    first, second = server_pair
     body = _create(first, [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}])
     ana = Player(second.ws_url, body["id"], body["seats"][0]["token"])
     try:
@@ -208,9 +195,11 @@ def test_a_process_stopping_gracefully_hands_its_bots_over_at_once() -> None:
             server.stop()
 
 
-def test_the_same_intent_sent_twice_is_applied_once(pair: tuple[LiveServer, LiveServer]) -> None:
+def test_the_same_intent_sent_twice_is_applied_once(
+    server_pair: tuple[LiveServer, LiveServer],
+) -> None:
     """A client that repeats an intent (a retry after a timeout, a double click) with its seq."""
-    first, second = pair
+    first, second = server_pair
     body = _create(first, HUMANS)
     ana = Player(first.ws_url, body["id"], body["seats"][0]["token"])
     watcher = Player(second.ws_url, body["id"])

@@ -514,10 +514,15 @@ def test_join_a_web_game_play_it_with_reconnection(server: LiveServer) -> None:
         assert seat == 0
         session = RemoteSession(address, token, backoff=(0.05, 0.2))
         app = PlayApp(session, lang="en")
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with app.run_test(size=(160, 50)) as pilot:  # the side panel beside the sheet
             await until(pilot, lambda: session.my_turn)
             assert "Ana, your turn" in app.screen_text()
             assert "you" in app.screen_text()
+            # The dice commitment is shown while playing (the seed is not known yet).
+            commitment = server.get(f"/api/games/{game_id}")["fair_dice"]["commitment"]
+            assert session.fair_dice is not None and "seed" not in session.fair_dice
+            await until(pilot, lambda: "Dice commitment" in app.screen_text())
+            assert commitment[:12] in app.screen_text()
             turns = 0
             while not view_of(app)["finished"]:
                 await until(pilot, lambda: session.my_turn or view_of(app)["finished"])
@@ -532,6 +537,12 @@ def test_join_a_web_game_play_it_with_reconnection(server: LiveServer) -> None:
             assert turns == 15
             assert session.status == "finished"
             assert "Game over" in app.screen_text()
+            # At the end the terminal checks every roll against the commitment by itself.
+            await until(pilot, lambda: session.dice_check is not None)
+            assert session.dice_check is not None and session.dice_check.ok
+            assert session.dice_check.commitment == commitment
+            await until(pilot, lambda: "Dice verified" in app.screen_text())
+            assert f"All {session.dice_check.rolls} rolls match" in app.screen_text()
             # The record of a web game can be saved from the terminal as well.
             record = await session.record()
             assert len(record["turns"]) == 30

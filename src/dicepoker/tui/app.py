@@ -772,6 +772,44 @@ class GameScreen(Screen[None]):
         if finished:
             lines.append(Content(""))
             lines.append(Content.styled(self._result_words(view), EARNED))
+        lines += self._fair_dice_lines(finished)
+        return lines
+
+    def _fair_dice_lines(self, finished: bool) -> list[Content]:
+        """The dice commitment while playing; the check of the dice, made here, at the end."""
+        words = self.words
+        fair = self.session.fair_dice
+        if not fair or not isinstance(fair.get("commitment"), str):
+            return []
+        commitment = str(fair["commitment"])
+        width = max(8, self.side_width - 2)
+        lines = [Content(""), Content.styled(words("Dice commitment"), TITLE)]
+        lines += [
+            Content.styled(commitment[start : start + width], MUTED)
+            for start in range(0, len(commitment), width)
+        ]
+        check = self.session.dice_check
+        if not finished:
+            return lines
+        if check is None:
+            lines.append(Content.styled(words("Checking the dice…"), MUTED))
+        elif check.ok:
+            lines.append(Content.styled(words("Dice verified"), EARNED))
+            lines.append(Content(words("All {n} rolls match the commitment.", n=check.rolls)))
+        elif check.reason == "dice_differ":
+            lines.append(Content.styled(words("The dice do not match the commitment"), "bold red"))
+            lines.append(
+                Content(
+                    words(
+                        "Turn {turn}, roll {roll}: the dice differ from the commitment.",
+                        turn=check.turn,
+                        roll=check.roll,
+                    )
+                )
+            )
+        else:
+            lines.append(Content.styled(words("The dice could not be verified"), "bold red"))
+            lines.append(Content.styled(check.message, MUTED))
         return lines
 
     def _result_words(self, view: Mapping[str, Any]) -> str:

@@ -20,6 +20,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
+from dicepoker.fair import verify_record
 from dicepoker.tui.session import ActionRefused, Session, Update
 
 #: Pauses between reconnection attempts (the last one repeats).
@@ -146,6 +147,7 @@ class RemoteSession(Session):
         self._task: asyncio.Task[None] | None = None
         self._refs = 0
         self._closed = False
+        self._checking: asyncio.Task[None] | None = None
 
     # --- the session interface ----------------------------------------------------------------
 
@@ -203,6 +205,8 @@ class RemoteSession(Session):
         if ws is not None:
             with contextlib.suppress(Exception):
                 await ws.close()
+        if self._checking is not None:
+            self._checking.cancel()
         task, self._task = self._task, None
         if task is not None and not task.done():
             task.cancel()
@@ -283,6 +287,8 @@ class RemoteSession(Session):
         if "clock" in message:
             clock = message["clock"]
             self.clock = clock if isinstance(clock, dict) else None
+        if isinstance(message.get("fair_dice"), dict):
+            self.fair_dice = message["fair_dice"]
         status = message.get("status")
         if status in ("open", "running", "finished"):
             self.status = status
@@ -290,7 +296,27 @@ class RemoteSession(Session):
         if isinstance(seq, int) and seq >= self.seq:
             self.seq = seq
 
+    def _check_dice(self) -> None:
+        """Once the game is over (its seed revealed), check its dice here, not trusting the
+        server's word: every roll of the record against the commitment shown during play."""
+        if self.status != "finished" or self.fair_dice is None or self._checking is not None:
+            return
+        self._checking = asyncio.create_task(self._verify())
+
+    async def _verify(self) -> None:
+        try:
+            record = await fetch_record(self.address)
+        except RemoteError:
+            self._checking = None  # try again with the next message
+            return
+        self.dice_check = await asyncio.to_thread(verify_record, record)
+        self.emit(Update("view"))
+
     async def _handle(self, ws: ClientConnection, message: dict[str, Any]) -> None:
+        await self._dispatch(ws, message)
+        self._check_dice()
+
+    async def _dispatch(self, ws: ClientConnection, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "welcome":
             again = self.connections > 0

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from dicepoker.bots import LEVELS, Bot, make_bot
 from dicepoker.dice import DiceSource, SecretDice
 from dicepoker.engine import GameState, IllegalActionError, NotationError, parse_action
+from dicepoker.fair import VerifyResult
 from dicepoker.record import Game, replay
 from dicepoker.rules import Rules
 from dicepoker.view import game_view
@@ -128,6 +129,10 @@ class Session(ABC):
     fatal: str | None = None
     #: The turn clock of a game on a server (`{"seat", "deadline", "seconds"}`), else None.
     clock: dict[str, Any] | None = None
+    #: A server game's fair-dice entry (`{"scheme", "commitment"}`, the `seed` at the end).
+    fair_dice: dict[str, Any] | None = None
+    #: The check of a finished server game's dice against its commitment, made here.
+    dice_check: VerifyResult | None = None
 
     def __init__(self) -> None:
         self.view: dict[str, Any] | None = None
