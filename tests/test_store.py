@@ -65,3 +65,36 @@ async def _scenario(database: str) -> None:
 
 def test_each_event_is_committed_once(database: str) -> None:
     asyncio.run(_scenario(database))
+
+
+def test_a_connection_that_died_while_idle_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL connections are pinged only when they sat unused (not at every checkout): one
+    that died meanwhile (a database restart, a proxy's timeout) is replaced, and the store's
+    next operation works."""
+    import dicepoker.server.store as store_module
+
+    database = fresh_postgres_database()
+
+    async def scenario() -> None:
+        store, killer = Store(database), Store(database)
+        await store.migrate()
+        try:
+            row = GameRow(id="g", variant="school", options={}, seats=[], status="open", seq=0)
+            await store.create_game(row)
+            async with store.engine.connect() as connection:
+                pid = (await connection.exec_driver_sql("SELECT pg_backend_pid()")).scalar()
+            # The store's only pooled connection is killed by another client while it is idle.
+            async with killer.engine.connect() as connection:
+                result = await connection.exec_driver_sql(f"SELECT pg_terminate_backend({pid})")
+                assert result.scalar() is True
+            monkeypatch.setattr(store_module, "IDLE_PING_SECONDS", 0.0)
+            stored = await store.game("g")
+            assert stored is not None and stored.status == "open"
+            async with store.engine.connect() as connection:
+                fresh = (await connection.exec_driver_sql("SELECT pg_backend_pid()")).scalar()
+            assert fresh != pid
+        finally:
+            await store.close()
+            await killer.close()
+
+    asyncio.run(scenario())
