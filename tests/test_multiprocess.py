@@ -46,6 +46,11 @@ def test_players_on_two_processes_play_a_whole_game(
             other.until(lambda m, seq=mover.seq: m.get("seq") == seq)
             assert other.state == mover.state
             assert mover.seq > before
+            # It forwards the committing process's event message to its clients; its own game
+            # (which checks its clients' intents) is at the same state as well.
+            for server in server_pair:
+                game = server.get(f"/api/games/{body['id']}")
+                assert (game["seq"], game["state"]) == (mover.seq, mover.state)
         assert bea.state["finished"]
         records = [server.get(f"/api/games/{body['id']}/record") for server in server_pair]
         assert records[0] == records[1]

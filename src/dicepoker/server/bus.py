@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
+
+import orjson
 
 log = logging.getLogger("dicepoker.server")
 
@@ -132,7 +133,7 @@ class RedisBus:
                 log.warning("redis lease release for game %s failed: %s", game_id, exc)
 
     async def publish(self, game_id: str, message: dict[str, Any]) -> None:
-        payload = json.dumps({**message, "origin": self.process_id}, separators=(",", ":"))
+        payload = orjson.dumps({**message, "origin": self.process_id})
         try:
             await self.client.publish(CHANNEL + game_id, payload)
         except Exception as exc:  # the move is committed; others catch up from the database
@@ -184,7 +185,7 @@ class RedisBus:
         if isinstance(channel, bytes):
             channel = channel.decode()
         try:
-            data = json.loads(message["data"])
+            data = orjson.loads(message["data"])
         except ValueError:
             log.warning("ignored a malformed bus message on %s", channel)
             return

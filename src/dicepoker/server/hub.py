@@ -426,7 +426,7 @@ class Hub:
             ) from None
         # Committed: now the game moves on, and everyone hears of it.
         live.game.advance(action, after, auto=auto)
-        self._moved(live, stored)
+        told = self._moved(live, stored)
         await self.bus.publish(
             live.id,
             {
@@ -436,29 +436,36 @@ class Hub:
                 "action": stored.action,
                 "thrown": stored.thrown,
                 "auto": stored.auto,
+                # What our clients were told: the other processes tell theirs the same words
+                # instead of building the view again.
+                "told": told,
             },
         )
         return stored.seq
 
-    def _moved(self, live: LiveGame, stored: StoredEvent) -> None:
-        """The game (already advanced) is at event `stored`: tell this process's clients."""
+    def _moved(self, live: LiveGame, stored: StoredEvent, told: str | None = None) -> str:
+        """The game (already advanced) is at event `stored`: tell this process's clients, in
+        the words `told` when the process that committed the event sent them (the same event
+        message), else in a message built here. Returns the message sent."""
         live.seq = stored.seq
         live.status = _status(live.seats, live.game.state.finished)
         live.sync_fair_dice()
         self._update_clock(live)
-        self._broadcast(
-            live,
-            {
-                "type": "event",
-                "seq": stored.seq,
-                "seat": stored.seat,
-                "action": stored.action,
-                "auto": stored.auto,
-                **live.meta(),
-                "state": live.state_view,
-            },
-        )
+        if told is None:
+            told = protocol.dumps(
+                {
+                    "type": "event",
+                    "seq": stored.seq,
+                    "seat": stored.seat,
+                    "action": stored.action,
+                    "auto": stored.auto,
+                    **live.meta(),
+                    "state": live.state_view,
+                }
+            )
+        self._send(live, told)
         self._schedule(live)
+        return told
 
     # --- other processes ---------------------------------------------------------------------
 
@@ -486,15 +493,16 @@ class Hub:
                         message.get("thrown"),
                         bool(message.get("auto")),
                     )
-                    self._replay(live, stored)
+                    told = message.get("told")
+                    self._replay(live, stored, told if isinstance(told, str) else None)
                     return
             await self._catch_up(live)
 
-    def _replay(self, live: LiveGame, stored: StoredEvent) -> None:
+    def _replay(self, live: LiveGame, stored: StoredEvent, told: str | None = None) -> None:
         action = parse_action(stored.action)
         dice = FixedDice(stored.thrown or ())
         live.game.play(action, dice, seat=stored.seat, auto=stored.auto)
-        self._moved(live, stored)
+        self._moved(live, stored, told)
 
     async def _catch_up(self, live: LiveGame) -> None:
         """Bring the live game to what the database holds (call with the game's lock held)."""
@@ -545,7 +553,10 @@ class Hub:
             self.games.pop(live.id, None)
 
     def _broadcast(self, live: LiveGame, message: dict[str, Any]) -> None:
-        text = protocol.dumps(message)
+        self._send(live, protocol.dumps(message))
+
+    def _send(self, live: LiveGame, text: str) -> None:
+        """Queue `text` for every client of the game in this process."""
         for queue in list(live.subscribers):
             try:
                 queue.put_nowait(text)
