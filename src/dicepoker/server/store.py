@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -76,6 +77,29 @@ def _advance_games(count: int) -> TextClause:
         f"FROM ({rows}) AS batch WHERE games.id = batch.id AND games.seq = batch.old "
         f"RETURNING games.id"
     ).bindparams(bindparam("now", type_=GameRow.__table__.c.updated_at.type))
+
+
+# PostgreSQL: a whole batch in one statement and one round trip (no BEGIN and COMMIT around it;
+# one statement is one transaction). The games still at their writer's seq move on and are named;
+# their events are inserted in the same statement. The same text for every batch size, so the
+# server prepares it once per connection.
+_PG_BATCH = """
+WITH batch AS (
+    SELECT * FROM unnest($1::varchar[], $2::int[], $3::int[], $4::varchar[], $5::int[],
+                         $6::varchar[], $7::text[], $8::bool[])
+        AS b(id, old, new, status, seat, action, thrown, auto)
+), moved AS (
+    UPDATE games SET seq = batch.new, status = batch.status, updated_at = $9
+    FROM batch WHERE games.id = batch.id AND games.seq = batch.old
+    RETURNING games.id
+), added AS (
+    INSERT INTO events (game_id, seq, seat, action, thrown, auto, created_at)
+    SELECT batch.id, batch.new, batch.seat, batch.action, CAST(batch.thrown AS JSON),
+           batch.auto, $9
+    FROM batch JOIN moved ON moved.id = batch.id
+)
+SELECT id FROM moved
+"""
 
 
 class ConflictError(RuntimeError):
@@ -249,6 +273,9 @@ class Store:
                         item.future.set_exception(exc)
 
     async def _write_batch(self, batch: list[_Append]) -> None:
+        if not self.is_sqlite:
+            await self._write_batch_postgresql(batch)
+            return
         now = utcnow()
         accepted: list[_Append] = []
         params: dict[str, Any] = {"now": now}
@@ -292,6 +319,36 @@ class Store:
         for item in accepted:
             if not item.future.done():
                 item.future.set_result(None)
+
+    async def _write_batch_postgresql(self, batch: list[_Append]) -> None:
+        async with self.engine.connect() as connection:
+            raw = await connection.get_raw_connection()
+            driver: Any = raw.driver_connection  # asyncpg's, outside any transaction
+            rows = await driver.fetch(
+                _PG_BATCH,
+                [item.game_id for item in batch],
+                [item.expected_seq for item in batch],
+                [item.stored.seq for item in batch],
+                [item.status for item in batch],
+                [item.stored.seat for item in batch],
+                [item.stored.action for item in batch],
+                [
+                    None if item.stored.thrown is None else json.dumps(item.stored.thrown)
+                    for item in batch
+                ],
+                [item.stored.auto for item in batch],
+                utcnow(),
+            )
+        moved = {row[0] for row in rows}
+        for item in batch:
+            if item.future.done():
+                continue
+            if item.game_id in moved:
+                item.future.set_result(None)
+            else:
+                item.future.set_exception(
+                    ConflictError(f"game {item.game_id} moved past seq {item.expected_seq}")
+                )
 
     async def update_seats(
         self, game_id: str, seats: list[dict[str, Any]], status: str, expected: list[Any]
