@@ -299,9 +299,10 @@ async def drive(
     stop = asyncio.Event()
     ready: asyncio.Queue[None] = asyncio.Queue()
     rng = random.Random(seed)
-    # Idle connections are dropped before the server's keep-alive timeout (5 s) would close them
-    # under a request.
-    limits = httpx.Limits(max_connections=64, keepalive_expiry=1.0)
+    # A new connection for every request: a kept-alive one can be closed by the server (its
+    # keep-alive timeout) just as a request goes out on it, which a browser would retry but the
+    # driver would count as an error of the server (it happened once in several runs).
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=0)
     # No pool timeout: creating a thousand games may queue for a connection a while.
     async with httpx.AsyncClient(timeout=httpx.Timeout(60, pool=None), limits=limits) as client:
         tasks = [
