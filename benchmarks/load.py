@@ -40,7 +40,9 @@ from typing import Any
 import httpx
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
+from dicepoker.server.protocol import socket_protocols
 from dicepoker.server.store import create_database
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
@@ -144,7 +146,8 @@ class Person:
         self, game_id: str, token: str, ws_url: str, counts: bool, stats: Stats, rng: random.Random
     ) -> None:
         self.game_id = game_id
-        self.url = f"{ws_url}/ws/games/{game_id}?token={token}"
+        self.url = f"{ws_url}/ws/games/{game_id}"
+        self.protocols = [Subprotocol(p) for p in socket_protocols(token)]  # as the web client
         self.counts = counts  # this socket counts the game's moves
         self.stats = stats
         self.rng = rng
@@ -154,7 +157,9 @@ class Person:
 
     async def run(self, think: tuple[float, float], stop: asyncio.Event) -> bool:
         """Play until the game ends (True) or the run stops (False)."""
-        async with connect(self.url, open_timeout=60, max_size=2**22) as ws:
+        async with connect(
+            self.url, subprotocols=self.protocols, open_timeout=60, max_size=2**22
+        ) as ws:
             self.ws = ws
             acting: asyncio.Task[None] | None = None
             receiving = asyncio.ensure_future(ws.recv())

@@ -211,6 +211,8 @@ def test_hot_seat_game_with_the_keyboard(
 def test_game_against_a_greedy_bot(server: LiveServer, api: Api, open_person: OpenPerson) -> None:
     person = open_person(reduced_motion="reduce")
     page = person.page
+    sockets: list[str] = []
+    page.on("websocket", lambda socket: sockets.append(socket.url))
     game_id = create_in_lobby(page, server.url, [Seat("human", "Eva"), Seat("bot", "greedy")])
     expect(page.locator("#players .player-sub").nth(1)).to_have_text("Bot · Greedy")
     players = TurnPlayer(api, game_id)
@@ -223,6 +225,8 @@ def test_game_against_a_greedy_bot(server: LiveServer, api: Api, open_person: Op
             assert sum(1 for row in bot_sheet for cell in row["cells"] if cell) == 1
             assert shown_totals(page) == {p["name"]: p["total"] for p in data["state"]["players"]}
             screenshot(page, "bot-after-first-turn")
+            # Eva played through a seat's socket whose URL holds no token (it is in a header).
+            assert sockets and all(url.endswith(f"/ws/games/{game_id}") for url in sockets)
     data = end_screen(page, api, game_id, "Eva")
     assert [s["kind"] for s in data["seats"]] == ["human", "bot"]
     screenshot(page, "bot-end")

@@ -212,6 +212,28 @@ def test_spectators_and_wrong_tokens_cannot_act(server: LiveServer) -> None:
         player.close()
 
 
+def test_the_token_can_travel_in_a_header_instead_of_the_url(server: LiveServer) -> None:
+    """The web and terminal clients send the seat token in Sec-WebSocket-Protocol (proxies log
+    URLs): it seats the player like `?token=`, the server answers with our subprotocol only, and a
+    wrong token there is refused like one in the URL."""
+    body = create(server, humans("Ana", "Bea"))
+    game_id, token = body["id"], body["seats"][0]["token"]
+    ana = Player(server.ws_url, game_id, token, in_header=True)
+    assert ana.seat == 0
+    assert ana.connection.subprotocol == "dicepoker.v1"
+    response = ana.connection.response
+    assert response is not None and token not in str(response.headers)
+    assert ana.act("roll")["type"] == "event"
+    watcher = Player(server.ws_url, game_id, None, in_header=True)
+    assert (watcher.seat, watcher.connection.subprotocol) == (None, "dicepoker.v1")
+    for wrong in ("not-the-token", body["seats"][1]["token"] + "x"):
+        with pytest.raises(InvalidStatus) as refused:
+            Player(server.ws_url, game_id, wrong, in_header=True)
+        assert refused.value.response.status_code == 403
+    for player in (ana, watcher):
+        player.close()
+
+
 # --- the WebSocket -----------------------------------------------------------------------------
 
 

@@ -8,6 +8,9 @@ from contextlib import ExitStack
 from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Subprotocol
+
+from dicepoker.server.protocol import socket_protocols
 
 Message = dict[str, Any]
 
@@ -22,11 +25,19 @@ class Player:
         token: str | None = None,
         *,
         ping_interval: float | None = 20.0,
+        in_header: bool = False,
     ) -> None:
-        url = f"{ws_url}/ws/games/{game_id}" + (f"?token={token}" if token else "")
+        """`in_header`: send the token as the web client does, in the Sec-WebSocket-Protocol
+        header (offering our subprotocol); else in the URL's query."""
+        url = f"{ws_url}/ws/games/{game_id}"
+        protocols = None
+        if in_header:
+            protocols = [Subprotocol(p) for p in socket_protocols(token)]
+        elif token:
+            url += f"?token={token}"
         self._stack = ExitStack()
         self.connection: ClientConnection = self._stack.enter_context(
-            connect(url, open_timeout=10, ping_interval=ping_interval)
+            connect(url, open_timeout=10, ping_interval=ping_interval, subprotocols=protocols)
         )
         self.seq = 0
         self.state: Message = {}

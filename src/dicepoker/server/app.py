@@ -458,13 +458,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if live is None:
             await websocket.close(code=4404, reason="no such game")
             return
+        # The token travels in the Sec-WebSocket-Protocol header (the web and terminal clients),
+        # or in the query (`?token=`, kept for simple clients).
+        offered = [str(p) for p in websocket.scope.get("subprotocols") or []]
+        token = protocol.token_of(offered) or token
         seat = None
         if token:
             seat = hub.seat_of(live, token)
             if seat is None:
                 await websocket.close(code=4403, reason="wrong token")
                 return
-        await websocket.accept()
+        # Echo our subprotocol when offered (a browser drops a socket whose offer goes
+        # unanswered), never the token.
+        chosen = protocol.SUBPROTOCOL if protocol.SUBPROTOCOL in offered else None
+        await websocket.accept(subprotocol=chosen)
         queue = hub.subscribe(live)
         welcome = {
             "type": "welcome",

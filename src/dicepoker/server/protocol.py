@@ -12,6 +12,25 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 MAX_MESSAGE_BYTES = 4096
+# The WebSocket subprotocol clients offer, and how they send a seat's token beside it (in the
+# `Sec-WebSocket-Protocol` header, which proxies do not log the way they log URLs).
+SUBPROTOCOL = "dicepoker.v1"
+TOKEN_PREFIX = "token."
+
+
+def socket_protocols(token: str | None) -> list[str]:
+    """The subprotocols a client offers: ours, and its seat's token if it has one."""
+    return [SUBPROTOCOL] + ([TOKEN_PREFIX + token] if token else [])
+
+
+def token_of(offered: list[str]) -> str | None:
+    """The seat token a client offered among its subprotocols, if any."""
+    for protocol in offered:
+        if protocol.startswith(TOKEN_PREFIX):
+            return protocol.removeprefix(TOKEN_PREFIX) or None
+    return None
+
+
 MAX_NAME = 40
 MAX_SEQ = 2**31 - 1  # event numbers are 32-bit integers in the database
 

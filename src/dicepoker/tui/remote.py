@@ -19,8 +19,10 @@ from urllib.parse import quote, urlsplit
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.typing import Subprotocol
 
 from dicepoker.fair import verify_record
+from dicepoker.server.protocol import socket_protocols
 from dicepoker.tui.session import ActionRefused, Session, Update
 
 #: Pauses between reconnection attempts (the last one repeats).
@@ -153,8 +155,12 @@ class RemoteSession(Session):
 
     @property
     def url(self) -> str:
-        url = self.address.ws_url
-        return f"{url}?token={quote(self.token, safe='')}" if self.token else url
+        return self.address.ws_url
+
+    @property
+    def subprotocols(self) -> list[Subprotocol]:
+        """Our subprotocol and the seat's token, sent in a header rather than in the URL."""
+        return [Subprotocol(p) for p in socket_protocols(self.token)]
 
     @property
     def _proxy(self) -> Literal[True] | None:
@@ -226,7 +232,9 @@ class RemoteSession(Session):
         failures = 0
         while not self._closed:
             try:
-                async with connect(self.url, open_timeout=10, proxy=self._proxy) as ws:
+                async with connect(
+                    self.url, subprotocols=self.subprotocols, open_timeout=10, proxy=self._proxy
+                ) as ws:
                     self._ws = ws
                     failures = 0
                     await self._listen(ws)

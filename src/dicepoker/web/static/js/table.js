@@ -51,13 +51,17 @@ class Conn {
 
   url() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    return `${scheme}//${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`;
+    return `${scheme}//${location.host}/ws/games/${encodeURIComponent(gameId)}`;
+  }
+
+  // The seat token goes in the Sec-WebSocket-Protocol header, not in the URL (which proxies log).
+  protocols() {
+    return this.token ? ["dicepoker.v1", `token.${this.token}`] : ["dicepoker.v1"];
   }
 
   connect() {
     if (this.closed) return;
-    const ws = new WebSocket(this.url());
+    const ws = new WebSocket(this.url(), this.protocols());
     this.ws = ws;
     ws.addEventListener("open", () => {
       this.retry = 0;
