@@ -27,9 +27,9 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -143,7 +143,7 @@ class _Own:
     col_best: list[int]
 
 
-def _own(rules: Rules, sheet: Sheet, claimed: set[Any] | dict[Any, Any]) -> _Own:
+def _own(rules: Rules, sheet: Sheet, claimed: Collection[Any]) -> _Own:
     lay = layout(rules)
     columns = rules.columns
     cells = sheet.cells
@@ -185,21 +185,23 @@ def _own(rules: Rules, sheet: Sheet, claimed: set[Any] | dict[Any, Any]) -> _Own
     return _Own(empty, alive, best, col_alive, col_empty, col_hard, col_five, col_best)
 
 
+@lru_cache(maxsize=256)
+def _reach(rules: Rules, sheet: Sheet, claimed: frozenset[Any]) -> tuple[tuple[int, int], ...]:
+    """A rival's (star in reach, cells still needed) for every row star, then column star. A
+    rival's sheet does not change during our turn: kept for the turn's many positions."""
+    theirs = _own(rules, sheet, claimed)
+    return tuple(zip(theirs.alive + theirs.col_alive, theirs.empty + theirs.col_empty, strict=True))
+
+
 def position(
     rules: Rules, sheet: Sheet, claimed: set[Any] | dict[Any, Any], rivals: Sequence[Sheet] = ()
 ) -> Position:
     """The raw features of one sheet (n = 1), with the rivals' sheets in the race for stars."""
     own = _own(rules, sheet, claimed)
     need = [0] * (len(rules.rows) + rules.columns)
+    taken = frozenset(claimed)
     for other in rivals:
-        theirs = _own(rules, other, claimed)
-        for k, (live, cells) in enumerate(
-            zip(
-                theirs.alive + theirs.col_alive,
-                theirs.empty + theirs.col_empty,
-                strict=True,
-            )
-        ):
+        for k, (live, cells) in enumerate(_reach(rules, other, taken)):
             if live and (need[k] == 0 or cells < need[k]):
                 need[k] = cells
 
@@ -413,7 +415,12 @@ def after_positions(table: MoveTable, pos: Position) -> tuple[Position, IntArray
     )
     value = np.where(np.isfinite(table.gain), np.clip(value, 0, KEY - 1), 0.0)
     key = value.astype(np.int64) + KEY * np.arange(len(rows))[:, None, None]
-    keys, inverse = np.unique(key, return_inverse=True)
+    # The distinct keys in order, and each entry's place among them (np.unique's answer, by a
+    # mask over the small key range instead of a sort).
+    present = np.zeros(KEY * len(rows), dtype=np.bool_)
+    present[key.ravel()] = True
+    keys = np.flatnonzero(present)
+    inverse = (np.cumsum(present) - 1)[key]
     m = keys // KEY
     v = keys % KEY
     r, c = rows[m], cols[m]
