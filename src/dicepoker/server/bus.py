@@ -122,8 +122,9 @@ class RedisBus:
         await self.client.aclose()
 
     async def release_all(self) -> None:
-        """Give back every lease this process holds: on a graceful stop the other processes
-        take its games' bots and clocks over at their next sweep, not when the leases expire."""
+        """Give back every lease this process holds and say so on each game's channel: on a
+        graceful stop the other processes take its games' bots over at once (and clocks at their
+        next look), not when the leases expire."""
         held, self._held = self._held, set()
         for game_id in held:
             try:
