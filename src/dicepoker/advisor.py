@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
 from dicepoker.bots.expert import planner_for, solver_for
 from dicepoker.bots.planner import Planner
 from dicepoker.engine import (
@@ -91,9 +89,8 @@ def _expectimax_options(state: GameState) -> tuple[Option, ...]:
     hand = space.hand_index[tuple(sorted(state.dice))]
     doubled = 1 if state.thrown_all else 0
     left = rules.rolls_per_turn - state.rolls
-    totals = np.broadcast_to(
-        table.gain + planner.after_values(table), (len(table.moves), space.n_hands, 2)
-    )
+    # The plan keeps the after-values it was solved with: no second pass of the value network.
+    totals = plan.move_values(hand, doubled)
     move_index = {move: i for i, move in enumerate(table.moves)}
     # The expert's two-turn search values its best candidate cell moves again (planner.refine).
     refined = planner.refined_values(state) if planner.refine > 1 else {}
@@ -104,7 +101,7 @@ def _expectimax_options(state: GameState) -> tuple[Option, ...]:
             value = float(plan.keep_value[left][space.keep_index[keep]])
         elif isinstance(action, Move):
             index = move_index[action]
-            value = refined.get(index, float(totals[index, hand, doubled]))
+            value = refined.get(index, float(totals[index]))
         else:  # pragma: no cover - legal_actions lists rolls and moves only
             continue
         options.append(Option(action, current + value))

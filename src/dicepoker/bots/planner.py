@@ -535,9 +535,10 @@ class Planner:
         valued instead by gain + `next_turn_value` (indices into the plan's moves)."""
         plan = self.plan(state)
         hand = plan.space.hand_index[tuple(sorted(state.dice))]
-        values = plan.move_values(hand, 1 if state.thrown_all else 0)
+        doubled = 1 if state.thrown_all else 0
+        values = plan.move_values(hand, doubled)
         order = np.argsort(-values, kind="stable")[: self.refine]
-        gain = plan.table.gain[:, hand, 1 if state.thrown_all else 0]
+        gain = plan.table.gain[:, hand, doubled]
         return {
             int(m): float(gain[m]) + self.next_turn_value(state, plan.table.moves[int(m)])
             for m in order
