@@ -202,24 +202,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.add_middleware(BodyLimit, limit=max(MAX_BODY_BYTES, settings.max_record_bytes))
     app.add_middleware(SecurityHeaders)  # outermost: on every response, 413s included
-    creations = ClientLimiter(settings.http_rate, settings.http_burst)
-
-    async def limit_creations(request: Request) -> None:
-        """The per-address limit of the endpoints that create games, seats and records."""
-        wait = creations.check(request.client.host if request.client else "unknown")
-        if wait is not None:
-            raise RateLimited(wait)
-
-    creating = [Depends(limit_creations)]
-    thinkers = ClientLimiter(settings.analysis_rate, settings.analysis_burst)
-
-    async def limit_analysis(request: Request) -> None:
-        """The per-address limit of the advisor and the analyses (each costs the server CPU)."""
-        wait = thinkers.check(request.client.host if request.client else "unknown")
-        if wait is not None:
-            raise RateLimited(wait)
-
-    analysing = [Depends(limit_analysis)]
+    # Per-address limits: what creates games, seats and records; what costs the server CPU (the
+    # advisor and the analyses).
+    creating = [Depends(_per_address(ClientLimiter(settings.http_rate, settings.http_burst)))]
+    analysing = [
+        Depends(_per_address(ClientLimiter(settings.analysis_rate, settings.analysis_burst)))
+    ]
     # A finished game's or a stored record's analysis never changes: computed once, kept a while.
     analyses: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
@@ -523,6 +511,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(pages)
         app.mount("/static", StaticFiles(directory=static), name="static")
     return app
+
+
+def _per_address(limiter: ClientLimiter) -> Callable[[Request], Awaitable[None]]:
+    """A route dependency that takes a token of `limiter`'s bucket for the client's address."""
+
+    async def limit(request: Request) -> None:
+        wait = limiter.check(request.client.host if request.client else "unknown")
+        if wait is not None:
+            raise RateLimited(wait)
+
+    return limit
 
 
 def _web_static() -> Path | None:
