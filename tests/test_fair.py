@@ -306,6 +306,14 @@ def stored_seed(server: LiveServer, game_id: str) -> str:
     return row[0]
 
 
+# A 1-column School game of two people, both seated.
+TWO_PEOPLE: dict[str, Any] = {
+    "variant": "school",
+    "options": {"columns": 1},
+    "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
+}
+
+
 def create(server: LiveServer, body: dict[str, Any]) -> dict[str, Any]:
     response = server.post("/api/games", body)
     assert response.status_code == 201, response.text
@@ -351,14 +359,7 @@ def _has_seq(seq: int, message: dict[str, Any]) -> bool:
 
 
 def test_the_seed_stays_secret_until_the_end(server: LiveServer) -> None:
-    body = create(
-        server,
-        {
-            "variant": "school",
-            "options": {"columns": 1},
-            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
-        },
-    )
+    body = create(server, TWO_PEOPLE)
     game_id = body["id"]
     seed = stored_seed(server, game_id)
     committed = commitment(seed)
@@ -528,14 +529,7 @@ def test_roll_sources_refuse_a_wrong_count() -> None:
 
 def test_pages_show_the_commitment_and_the_check(server: LiveServer, browser: Browser) -> None:
     expect.set_options(timeout=15_000)
-    running = create(
-        server,
-        {
-            "variant": "school",
-            "options": {"columns": 1},
-            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
-        },
-    )["id"]
+    running = create(server, TWO_PEOPLE)["id"]
     committed = commitment(stored_seed(server, running))
     done = create(
         server,
@@ -632,14 +626,7 @@ def test_two_server_processes_roll_the_same_committed_dice(
     """Ana plays through one process and Bea through another (PostgreSQL + Redis): each process
     derives its rolls from the stored seed, and both reveal it and verify at the end."""
     first, second = server_pair
-    body = create(
-        first,
-        {
-            "variant": "school",
-            "options": {"columns": 1},
-            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}],
-        },
-    )
+    body = create(first, TWO_PEOPLE)
     game_id = body["id"]
     ana = Player(first.ws_url, game_id, body["seats"][0]["token"])
     bea = Player(second.ws_url, game_id, body["seats"][1]["token"])
