@@ -47,12 +47,16 @@ def test_before_the_first_roll_the_only_option_is_to_roll() -> None:
     assert [o.action for o in advice.options] == [ROLL]
 
 
-def test_school_advice_agrees_with_the_expert_bot() -> None:
+@pytest.mark.parametrize("seed", [0, 1, 5])
+def test_school_advice_agrees_with_the_expert_bot(seed: int) -> None:
+    """Every decision of whole 2-player games: the expert's choice is the advisor's best. (Seed
+    0 alone held 14 decisions where the expert rolled or held while the two-turn search's values
+    said stop, before the search only ordered the candidates.)"""
     rules = get_rules("school", {"columns": 3})
-    game = Game(rules, ["Ana"], SeededDice(5))
+    game = Game(rules, ["Ana", "Bea"], SeededDice(seed))
     expert = make_bot("expert")
     checked = 0
-    while checked < 40:
+    while not game.state.finished:
         state = game.state
         choice = expert.choose(state)
         if state.rolls:
@@ -60,6 +64,7 @@ def test_school_advice_agrees_with_the_expert_bot() -> None:
             assert advice.value_of(choice) == pytest.approx(advice.best.value, abs=1e-9)
             checked += 1
         game.play(choice)
+    assert checked > 150
 
 
 def test_optimal_play_loses_nothing_and_other_play_loses_something() -> None:

@@ -86,14 +86,11 @@ def _expectimax_options(state: GameState) -> tuple[Option, ...]:
     if state.rolls == 0:
         return (Option(ROLL, current + plan.turn_value()),)
     table = plan.table
-    hand = space.hand_index[tuple(sorted(state.dice))]
-    doubled = 1 if state.thrown_all else 0
     left = rules.rolls_per_turn - state.rolls
-    # The plan keeps the after-values it was solved with: no second pass of the value network.
-    totals = plan.move_values(hand, doubled)
+    # The expert's own values of ending the turn (the plan's kept after-values, the best cell
+    # moves ordered by its two-turn search): the advisor's best is the expert's choice.
+    totals = planner.cell_values(state)
     move_index = {move: i for i, move in enumerate(table.moves)}
-    # The expert's two-turn search values its best candidate cell moves again (planner.refine).
-    refined = planner.refined_values(state) if planner.refine > 1 else {}
     options = []
     for action in actions:
         if isinstance(action, Roll):
@@ -101,7 +98,7 @@ def _expectimax_options(state: GameState) -> tuple[Option, ...]:
             value = float(plan.keep_value[left][space.keep_index[keep]])
         elif isinstance(action, Move):
             index = move_index[action]
-            value = refined.get(index, float(totals[index]))
+            value = float(totals[index])
         else:  # pragma: no cover - legal_actions lists rolls and moves only
             continue
         options.append(Option(action, current + value))

@@ -530,20 +530,38 @@ class Planner:
         rerolls = state.rules.rolls_per_turn - 1
         return solve_turn(table, self.after_values(table), rerolls).turn_value()
 
-    def refined_values(self, state: GameState) -> dict[int, float]:
-        """The `refine` best cell moves for the dice of `state` (by gain + after-value), each
-        valued instead by gain + `next_turn_value` (indices into the plan's moves)."""
+    def cell_values(self, state: GameState) -> FloatArray:
+        """Per move of the plan's table, the value of ending the turn with the dice of `state` by
+        that move (-inf: illegal): gain + after-value, the `refine` best of them re-ranked by the
+        two-turn search.
+
+        The search's value of a candidate (gain + `next_turn_value`) is a different estimate from
+        the one-turn plan's, which values every keep: mixing the two scales would make stopping
+        look better or worse than rolling on the estimator's bias alone (measured: the search's
+        values run higher). So the search only orders the candidates: the best of them is worth
+        the plan's value of stopping and each other one its distance below the best in the search.
+        Both the expert and the advisor read these values, so the advisor's best is the expert's
+        choice."""
         plan = self.plan(state)
         hand = plan.space.hand_index[tuple(sorted(state.dice))]
         doubled = 1 if state.thrown_all else 0
         values = plan.move_values(hand, doubled)
-        order = np.argsort(-values, kind="stable")[: self.refine]
+        if self.refine <= 1 or state.rules.cells - state.sheet.filled <= 1:
+            return values
+        order = [int(m) for m in np.argsort(-values, kind="stable")[: self.refine]]
+        order = [m for m in order if np.isfinite(values[m])]
+        if not order:
+            return values
         gain = plan.table.gain[:, hand, doubled]
-        return {
-            int(m): float(gain[m]) + self.next_turn_value(state, plan.table.moves[int(m)])
-            for m in order
-            if np.isfinite(values[m])
+        searched = {
+            m: float(gain[m]) + self.next_turn_value(state, plan.table.moves[m]) for m in order
         }
+        top = max(searched.values())
+        stop = float(values[order[0]])
+        out: FloatArray = values.copy()
+        for m, value in searched.items():
+            out[m] = stop + (value - top)
+        return out
 
     def choose(self, state: GameState) -> Action:
         if state.rolls == 0:
@@ -561,10 +579,8 @@ class Planner:
             if float(values[pick]) > stop + 1e-9:
                 keep = space.keeps[int(subs[pick])]
                 return Roll(keep_positions(state.dice, keep))
-        if self.refine > 1 and state.rules.cells - state.sheet.filled > 1:
-            refined = self.refined_values(state)
-            if refined:
-                return plan.table.moves[max(refined, key=lambda m: (refined[m], -m))]
+        if self.refine > 1:
+            return plan.table.moves[int(np.argmax(self.cell_values(state)))]
         return plan.table.moves[int(plan.best_move[hand, doubled])]
 
 
