@@ -4,6 +4,9 @@ and against the exact solver, legal play on random positions, and the order of s
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+import tracemalloc
 from collections.abc import Iterator
 from itertools import product
 from statistics import mean, stdev
@@ -392,6 +395,58 @@ def test_the_school_expert_ends_a_turn_by_a_two_turn_search() -> None:
         state = apply(state, action, dice)
     assert checked > 30
     assert changed > 0  # the search does change some choices
+
+
+def test_a_school_expert_keeps_nothing_of_a_finished_turn() -> None:
+    """A server's bot worker keeps one bot per game: between turns an expert holds no turn plan
+    (each is about 0.4 MiB of tables), only while its turn lasts."""
+    rules = get_rules("school", {"columns": 3})
+    warm = ExpertBot()  # the shared tables and the network, loaded once for every bot
+    state, dice = new_game(rules, ["a", "b"]), SeededDice(0)
+    while state.turn == 0:
+        state = apply(state, warm.choose(state), dice)
+    bots, sizes = [], []
+    tracemalloc.start()
+    try:
+        for seed in range(20):
+            bot, state, dice = ExpertBot(), new_game(rules, ["a", "b"]), SeededDice(seed)
+            before = tracemalloc.get_traced_memory()[0]
+            state = apply(state, bot.choose(state), dice)  # the roll
+            bot.choose(state)  # a decision with dice: the turn's plan is built, or it scores
+            during = tracemalloc.get_traced_memory()[0] - before
+            while state.turn == 0:  # the rest of the first turn
+                state = apply(state, bot.choose(state), dice)
+            bots.append(bot)
+            sizes.append((during, tracemalloc.get_traced_memory()[0] - before))
+    finally:
+        tracemalloc.stop()
+    # A plan is held while the turn lasts (unless its first decision already ended it)
+    assert sum(during > 200_000 for during, _ in sizes) >= 10
+    assert max(after for _, after in sizes) < 50_000  # and let go when it ends
+
+
+def test_a_school_expert_and_its_advice_never_load_numba() -> None:
+    """numba (the exact solver's compiler, about 60 MiB in a process) is loaded only where the
+    solver applies: a School bot worker or advice never pays for it."""
+    script = (
+        "import sys\n"
+        "from dicepoker.advisor import advise\n"
+        "from dicepoker.bots import make_bot\n"
+        "from dicepoker.dice import SeededDice\n"
+        "from dicepoker.engine import apply, new_game\n"
+        "from dicepoker.rules import get_rules\n"
+        "state, dice = new_game(get_rules('school'), ['a']), SeededDice(1)\n"
+        "bot = make_bot('expert')\n"
+        "for _ in range(6):\n"
+        "    state = apply(state, bot.choose(state), dice)\n"
+        "advise(state)\n"
+        "assert 'numba' not in sys.modules, 'numba was loaded'\n"
+        "from dicepoker.solver import Solver\n"
+        "Solver.__name__\n"
+        "assert 'numba' in sys.modules\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
 
 
 def test_nothing_follows_a_players_last_cell() -> None:

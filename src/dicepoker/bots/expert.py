@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 
 def solver_for(rules: Rules) -> Solver | None:
     """The exact solver of `rules` (its table loaded or built once per process), or None where
-    the solver does not apply. Imported lazily: numba is loaded only when a solver is used."""
-    from dicepoker.solver import Solver, supports
+    the solver does not apply. numba is loaded only when a solver is used (`dicepoker.solver`
+    imports its numba parts on first use)."""
+    from dicepoker import solver
 
-    return Solver.for_rules(rules) if supports(rules) else None
+    return solver.Solver.for_rules(rules) if solver.supports(rules) else None
 
 
 # The School expert's two-turn search at the end of each turn: this many candidate moves. Measured

@@ -492,7 +492,8 @@ def solve_turn(table: MoveTable, after: FloatArray, rerolls: int) -> TurnPlan:
 class Planner:
     """Plays a turn by the expectimax, with `after` valuing the sheet after each move.
 
-    The plan of a turn is built at its first decision and reused for the rest of the turn.
+    The plan of a turn is built at its first decision, reused for the rest of the turn, and let
+    go when the turn's cell move is chosen.
     """
 
     def __init__(self, after: AfterValue | None = None, refine: int = 0) -> None:
@@ -580,8 +581,13 @@ class Planner:
                 keep = space.keeps[int(subs[pick])]
                 return Roll(keep_positions(state.dice, keep))
         if self.refine > 1:
-            return plan.table.moves[int(np.argmax(self.cell_values(state)))]
-        return plan.table.moves[int(plan.best_move[hand, doubled])]
+            move = plan.table.moves[int(np.argmax(self.cell_values(state)))]
+        else:
+            move = plan.table.moves[int(plan.best_move[hand, doubled])]
+        # The turn ends: its plan (about 0.4 MiB for a School sheet) is never asked for again. A
+        # server's bot worker keeps a bot per game, and would otherwise keep every last plan.
+        self._key = self._plan = None
+        return move
 
 
 __all__ = [

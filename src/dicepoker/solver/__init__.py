@@ -7,8 +7,12 @@ cached on disk with a hash of the game's definition in its header, and memory-ma
 See docs/solver.md.
 """
 
-from dicepoker.solver.command import SolveReport, solve, solve_rules
-from dicepoker.solver.policy import Position, Solver, SolverError, clear_solvers
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# Which rules the solver covers is known from `spec` alone (numpy); the rest loads numba, which
+# costs a process about 60 MiB and a second: it is imported on first use, so a School game's bot
+# or advice, which only asks `supports`, never loads it.
 from dicepoker.solver.spec import (
     FORMAT_VERSION,
     SolverSpec,
@@ -17,7 +21,42 @@ from dicepoker.solver.spec import (
     supports,
     unsupported_reason,
 )
-from dicepoker.solver.table import build_table, cache_dir, load_table, save_table, table_path
+
+if TYPE_CHECKING:
+    from dicepoker.solver.command import SolveReport, solve, solve_rules
+    from dicepoker.solver.policy import Position, Solver, SolverError, clear_solvers
+    from dicepoker.solver.table import (
+        build_table,
+        cache_dir,
+        load_table,
+        save_table,
+        table_path,
+    )
+
+_LAZY = {
+    "SolveReport": "command",
+    "solve": "command",
+    "solve_rules": "command",
+    "Position": "policy",
+    "Solver": "policy",
+    "SolverError": "policy",
+    "clear_solvers": "policy",
+    "build_table": "table",
+    "cache_dir": "table",
+    "load_table": "table",
+    "save_table": "table",
+    "table_path": "table",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FORMAT_VERSION",
