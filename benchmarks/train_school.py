@@ -400,6 +400,39 @@ def _with_info(
     return replace(net, info=info)
 
 
+def spread_table(samples: Samples, cells: int) -> list[float]:
+    """Per turns left t (0 to `cells`): the standard deviation of what a player's last t turns
+    brought beyond the network's estimate at their start (the turn's expected value), around
+    its mean."""
+    rest = np.zeros(len(samples.gain))
+    following = 0.0
+    for t in range(len(rest) - 1, -1, -1):
+        if samples.last[t]:
+            following = 0.0
+        following += samples.gain[t]
+        rest[t] = following
+    left = np.rint(samples.x[:, 0] * cells).astype(np.int64)
+    error = rest - samples.expect
+    table = [0.0] * (cells + 1)
+    for t in range(1, cells + 1):
+        chosen = error[left == t]
+        table[t] = round(float(np.std(chosen)), 2) if len(chosen) else 0.0
+    return table
+
+
+def measure_spread(columns: int, model: SchoolNet, settings: Settings) -> list[float]:
+    """Play `settings.games` games with `model` (the `--duels` share against `--rivals`) and
+    measure its spread (`spread_table`)."""
+    payload = model.as_json()
+    seeds = list(range(settings.seed, settings.seed + settings.games))
+    size = max(1, min(20, math.ceil(settings.games / (settings.workers * 4))))
+    task = partial(play, columns, payload, duels=settings.duels, rivals=list(settings.rivals))
+    with ProcessPoolExecutor(max_workers=settings.workers) as pool:
+        jobs = [pool.submit(task, chunk) for chunk in _chunks(seeds, size)]
+        samples = Samples.join([job.result() for job in jobs])
+    return spread_table(samples, get_rules("school", {"columns": columns}).cells)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     d = Settings()
@@ -425,6 +458,11 @@ def main(argv: list[str] | None = None) -> None:
         help="time limit of each width (one value for all, or one per width; 0: none)",
     )
     parser.add_argument("--init", type=Path, default=None, help="start from this file's networks")
+    parser.add_argument(
+        "--spread",
+        action="store_true",
+        help="do not train: measure the spread of the networks in --out over --games games",
+    )
     parser.add_argument("--out", type=Path, default=DATA)
     args = parser.parse_args(argv)
     settings = Settings(
@@ -450,6 +488,14 @@ def main(argv: list[str] | None = None) -> None:
     except (OSError, ValueError):
         data = {"models": {}}
     start = load_models(args.init) if args.init is not None else {}
+    if args.spread:
+        models = load_models(args.out)
+        for columns in args.columns:
+            table = measure_spread(columns, models[columns], settings)
+            data.setdefault("spread", {})[str(columns)] = table
+            args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+            print(f"columns {columns} spread {table}; wrote {args.out}", flush=True)
+        return
 
     def save(columns: int, model: SchoolNet) -> None:
         data["models"][str(columns)] = model.as_json()

@@ -12,6 +12,7 @@ import pytest
 
 from dicepoker.advisor import advise, analyse
 from dicepoker.bots import make_bot
+from dicepoker.bots.school_value import ENDGAME_TURNS, WIN_POINTS
 from dicepoker.dice import SeededDice
 from dicepoker.engine import ROLL, Move, Roll, legal_actions
 from dicepoker.record import Game, load_record, replay
@@ -55,16 +56,42 @@ def test_school_advice_agrees_with_the_expert_bot(seed: int) -> None:
     rules = get_rules("school", {"columns": 3})
     game = Game(rules, ["Ana", "Bea"], SeededDice(seed))
     expert = make_bot("expert")
-    checked = 0
+    checked = racing = 0
     while not game.state.finished:
         state = game.state
         choice = expert.choose(state)
         if state.rolls:
             advice = advise(state)
-            assert advice.value_of(choice) == pytest.approx(advice.best.value, abs=1e-9)
+            assert advice.option(choice).worth == pytest.approx(advice.best.worth, abs=1e-9)
             checked += 1
+            # In the mover's last turns the expert also plays for its chance of winning: every
+            # option then says that chance, and its expected score apart.
+            left = rules.cells - state.sheet.filled
+            for option in advice.options:
+                assert (option.win is not None) == (left <= ENDGAME_TURNS)
+                if option.win is not None:
+                    assert 0.0 <= option.win <= 1.0
+                    assert option.worth == pytest.approx(
+                        option.value + WIN_POINTS * option.win, abs=1e-6
+                    ) or isinstance(option.action, Move)
+            racing += left <= ENDGAME_TURNS
         game.play(choice)
-    assert checked > 150
+    assert checked > 150 and racing > 20
+
+
+def test_school_advice_in_the_race_says_the_chance_of_winning() -> None:
+    rules = get_rules("school", {"columns": 3})
+    game = Game(rules, ["Ana", "Bea"], SeededDice(8))
+    expert = make_bot("expert")
+    while rules.cells - game.state.sheets[1].filled > 2 or game.state.seat != 1:
+        game.play(expert.choose(game.state))
+    game.play(Roll())
+    data = advise(game.state).as_json()
+    assert all(0.0 <= o["win"] <= 1.0 and "worth" in o for o in data["options"])
+    assert "win" in data["best"]
+    solo = Game(rules, ["Ana"], SeededDice(8))
+    solo.play(Roll())
+    assert all("win" not in o and "worth" not in o for o in advise(solo.state).as_json()["options"])
 
 
 def test_optimal_play_loses_nothing_and_other_play_loses_something() -> None:

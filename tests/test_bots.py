@@ -3,6 +3,7 @@ and against the exact solver, legal play on random positions, and the order of s
 
 from __future__ import annotations
 
+import math
 import random
 import subprocess
 import sys
@@ -22,12 +23,15 @@ from dicepoker.bots.planner import (
     FloatArray,
     MoveTable,
     Planner,
+    TurnPlan,
     dice_space,
     keep_positions,
     rule_tables,
     solve_turn,
 )
 from dicepoker.bots.school_value import (
+    ENDGAME_TURNS,
+    WIN_POINTS,
     SchoolNet,
     SchoolValue,
     after_positions,
@@ -35,6 +39,8 @@ from dicepoker.bots.school_value import (
     encode,
     layout,
     model_for,
+    normal_cdf,
+    spread_for,
     state_position,
 )
 from dicepoker.bots.school_value import (
@@ -370,7 +376,9 @@ def _next_turn(model: SchoolNet, state: GameState, move: Move) -> float:
 
 def test_the_school_expert_ends_a_turn_by_a_two_turn_search() -> None:
     """The cell move that ends a turn is, of the REFINE best by gain + after-value, the one with
-    the best gain + exact value of the player's next turn (its state made here by hand)."""
+    the best gain + exact value of the player's next turn (its state made here by hand). Checked
+    before the race at the end, where the after-value also counts the chance of winning (and
+    whose next turn is in it)."""
     rules = get_rules("school", {"columns": 3})
     model = model_for(rules)
     assert model is not None
@@ -379,7 +387,7 @@ def test_the_school_expert_ends_a_turn_by_a_two_turn_search() -> None:
     checked = changed = 0
     while not state.finished:
         action = bot.choose(state)
-        if isinstance(action, Move) and rules.cells - state.sheet.filled > 1:
+        if isinstance(action, Move) and rules.cells - state.sheet.filled > ENDGAME_TURNS + 1:
             plan = plain.plan(state)
             hand = plan.space.hand_index[tuple(sorted(state.dice))]
             doubled = int(state.thrown_all)
@@ -534,3 +542,115 @@ def test_expert_beats_greedy_in_school() -> None:
 def test_expert_beats_basic_in_yahtzee() -> None:
     expert, basic = scores("expert", "yahtzee", 150, 900), scores("basic", "yahtzee", 150, 900)
     assert margin(expert, basic) > 4
+
+
+# --- the race at the end of a game with rivals -------------------------------------------------
+
+
+def two_player_position(rules: Rules, seed: int, left: int, rolls: int = 1) -> GameState:
+    """A 2-player game between `greedy` bots, stopped when seat 1 has `left` empty cells, is to
+    move and has rolled `rolls` times."""
+    bots = [GreedyBot(), GreedyBot()]
+    state, dice = new_game(rules, ["a", "b"]), SeededDice(seed)
+    while not (state.seat == 1 and rules.cells - state.sheet.filled == left):
+        state = apply(state, bots[state.seat].choose(state), dice)
+    for _ in range(rolls):
+        state = apply(state, Roll(), dice)
+    return state
+
+
+def test_the_last_move_plays_for_the_win() -> None:
+    """On the mover's last turn against a rival who has finished, the objective is the gain plus
+    `WIN_POINTS` for a win (half on a tie), exactly; the points part is the gain alone."""
+    rules = get_rules("school")
+    model, spread = model_for(rules), spread_for(rules)
+    assert model is not None and spread is not None
+    value = SchoolValue(model, spread)
+    for seed in range(6):
+        state = two_player_position(rules, seed, 1)
+        table = MoveTable.build(state)
+        objective, points = value.after_parts(table)
+        assert points is not None
+        np.testing.assert_allclose(points, 0.0)
+        mine, theirs = totals(state)[1], totals(state)[0]
+        finals = mine + table.gain
+        legal = np.isfinite(finals)
+        won = np.where(finals > theirs, 1.0, np.where(finals == theirs, 0.5, 0.0))
+        full = np.broadcast_to(objective, table.gain.shape)
+        np.testing.assert_allclose(full[legal], WIN_POINTS * won[legal])
+
+
+def test_the_race_counts_only_at_the_end_of_a_game_with_rivals() -> None:
+    rules = get_rules("school")
+    model, spread = model_for(rules), spread_for(rules)
+    assert model is not None and spread is not None
+    racing, plain = SchoolValue(model, spread), SchoolValue(model)
+    early = two_player_position(rules, 2, ENDGAME_TURNS + 1)
+    late = two_player_position(rules, 2, ENDGAME_TURNS)
+    solo = apply(new_game(rules, ["a"]), Roll(), SeededDice(2))
+    for state in (early, solo):
+        table = MoveTable.build(state)
+        objective, points = racing.after_parts(table)
+        assert points is None
+        np.testing.assert_array_equal(objective, plain.after_values(table))
+    table = MoveTable.build(late)
+    objective, points = racing.after_parts(table)
+    assert points is not None
+    np.testing.assert_allclose(points, np.broadcast_to(plain.after_values(table), points.shape))
+    chance = (objective - points)[np.isfinite(table.gain)] / WIN_POINTS
+    assert chance.min() >= 0.0 and chance.max() <= 1.0 and chance.max() > chance.min()
+
+
+def test_normal_cdf() -> None:
+    z = np.linspace(-6, 6, 121)
+    exact = np.array([0.5 * (1 + math.erf(v / math.sqrt(2))) for v in z])
+    np.testing.assert_allclose(normal_cdf(z), exact, atol=2e-7)
+
+
+def brute_force_points(plan: TurnPlan, state: GameState, keep: tuple[int, ...]) -> float:
+    """Throw every positional outcome of the dice not held (one roll left), stop with the move
+    the plan's objective prefers, and average that move's points."""
+    free = [p for p in range(5) if p not in keep]
+    total = 0.0
+    for thrown in product(range(1, 7), repeat=len(free)):
+        dice = list(state.dice)
+        for position, face in zip(free, thrown, strict=True):
+            dice[position] = face
+        hand = plan.space.hand_index[tuple(sorted(dice))]
+        doubled = 1 if not keep else 0
+        move = int(np.argmax(plan.move_values(hand, doubled)))
+        total += float(plan.move_scores(hand, doubled)[move])
+    return float(total / 6 ** len(free))
+
+
+def test_a_racing_plan_knows_the_points_of_its_own_play() -> None:
+    """With another objective than the points, the plan's keeps carry the expected points of the
+    objective's own play (against brute force), and its values are the objective's."""
+    rules = get_rules("school")
+    model, spread = model_for(rules), spread_for(rules)
+    assert model is not None and spread is not None
+    state = two_player_position(rules, 4, 3, rolls=rules.rolls_per_turn - 1)
+    value = SchoolValue(model, spread)
+    table = MoveTable.build(state)
+    objective, points = value.after_parts(table)
+    plan = solve_turn(table, objective, rules.rolls_per_turn - 1, points)
+    plain = solve_turn(table, objective, rules.rolls_per_turn - 1)
+    np.testing.assert_array_equal(plan.keep_value, plain.keep_value)
+    np.testing.assert_array_equal(plan.stop, plain.stop)
+    space = plan.space
+    for size in (0, 1, 3):
+        keep = tuple(range(size))
+        k = space.keep_index[tuple(sorted(state.dice[:size]))]
+        assert plan.keep_score(1, k) == pytest.approx(
+            brute_force_points(plan, state, keep), abs=1e-9
+        )
+    assert plan.turn_score() < plan.turn_value()  # the chance of winning is worth something
+
+
+def test_school_spreads_are_measured_for_every_width() -> None:
+    for columns in range(1, 7):
+        rules = get_rules("school", {"columns": columns})
+        spread = spread_for(rules)
+        assert spread is not None and len(spread) == rules.cells + 1
+        assert spread[0] == 0.0 and min(spread[1:]) > 0.0
+        assert spread[1] < spread[rules.cells // 2] < spread[rules.cells]

@@ -3,8 +3,13 @@
 `advise(state)` gives the expected final score of the player to move for every legal action (each
 roll or hold, each cell move) and the best one: from the exact solver where it applies
 (`yahtzee`, `yahtzee15`, `poker-dice`), else from the within-turn expectimax over the School
-value tables (the `expert` bot's method). `analyse(record)` replays a record and, for every
+value network (the `expert` bot's method). `analyse(record)` replays a record and, for every
 decision, compares the action taken with the best one: the expected points it lost.
+
+In the last turns of a School game with rivals the expert also plays for its chance of winning
+(`school_value.ENDGAME_TURNS`): there every option also carries that chance (`win`), the best
+option is the one worth most by expected score + `WIN_POINTS` x chance (the expert's choice), and
+a decision's loss is counted on that same scale.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from dicepoker.bots.expert import planner_for, solver_for
 from dicepoker.bots.planner import Planner
@@ -40,6 +47,14 @@ _LOCK = threading.RLock()
 class Option:
     action: Action
     value: float  # the mover's expected final score after choosing `action`
+    win: float | None = None  # its chance of winning, where the expert plays for it
+    merit: float | None = None  # what the expert maximises, where it is not `value`
+
+    @property
+    def worth(self) -> float:
+        """The expert's measure of the option: the expected final score, plus the chance of
+        winning at `WIN_POINTS` points where the expert plays for it."""
+        return self.value if self.merit is None else self.merit
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,24 +66,33 @@ class Advice:
     @property
     def best(self) -> Option:
         """The best option (on a tie: a cell move before a roll, then the first listed)."""
-        return max(self.options, key=lambda o: (o.value, isinstance(o.action, Move)))
+        return max(self.options, key=lambda o: (o.worth, isinstance(o.action, Move)))
 
-    def value_of(self, action: Action) -> float:
+    def option(self, action: Action) -> Option:
         for option in self.options:
             if option.action == action:
-                return option.value
+                return option
         raise KeyError(str(action))
 
+    def value_of(self, action: Action) -> float:
+        return self.option(action).value
+
     def as_json(self) -> dict[str, Any]:
-        best = self.best
         return {
             "seat": self.seat,
             "method": self.method,
-            "best": {"action": str(best.action), "value": round(best.value, 4)},
-            "options": [
-                {"action": str(o.action), "value": round(o.value, 4)} for o in self.options
-            ],
+            "best": _option_json(self.best),
+            "options": [_option_json(o) for o in self.options],
         }
+
+
+def _option_json(option: Option) -> dict[str, Any]:
+    out: dict[str, Any] = {"action": str(option.action), "value": round(option.value, 4)}
+    if option.win is not None:
+        out["win"] = round(option.win, 4)
+    if option.merit is not None:
+        out["worth"] = round(option.merit, 4)
+    return out
 
 
 @lru_cache(maxsize=16)
@@ -82,26 +106,44 @@ def _expectimax_options(state: GameState) -> tuple[Option, ...]:
     plan = planner.plan(state)
     space = plan.space
     current = float(sheet_breakdown(rules, state.sheet).total)
-    actions = legal_actions(state)
+    # Where the expert plays for its chance of winning, the plan's values are expected points +
+    # `points` x that chance, and the plan also carries the expected points of the same play.
+    points = float(getattr(planner.after, "win_points", 0.0))
+    racing = plan.score_after is not None and points > 0
+
+    def option(action: Action, merit: float, score: float, chance: float) -> Option:
+        """`merit`: the expert's value of the option; `score` its expected points; `chance`
+        the points its chance of winning adds (all from the turn's start)."""
+        if not racing:
+            return Option(action, current + merit)
+        win = min(1.0, max(0.0, chance / points))
+        return Option(action, current + score, win, current + merit)
+
     if state.rolls == 0:
-        return (Option(ROLL, current + plan.turn_value()),)
+        merit, score = plan.turn_value(), plan.turn_score()
+        return (option(ROLL, merit, score, merit - score),)
     table = plan.table
     left = rules.rolls_per_turn - state.rolls
+    hand = space.hand_index[tuple(sorted(state.dice))]
+    doubled = 1 if state.thrown_all else 0
     # The expert's own values of ending the turn (the plan's kept after-values, the best cell
-    # moves ordered by its two-turn search): the advisor's best is the expert's choice.
-    totals = planner.cell_values(state)
+    # moves ordered by its two-turn search): the advisor's best is the expert's choice. The
+    # search may move a candidate's value; its expected points and chance stay the plan's.
+    merits = planner.cell_values(state)
+    scores = plan.move_scores(hand, doubled)
+    finite = np.isfinite(scores)  # illegal moves are -inf in both
+    chances = np.where(finite, plan.move_values(hand, doubled) - np.where(finite, scores, 0.0), 0.0)
     move_index = {move: i for i, move in enumerate(table.moves)}
     options = []
-    for action in actions:
+    for action in legal_actions(state):
         if isinstance(action, Roll):
-            keep = tuple(sorted(state.dice[p] for p in action.keep))
-            value = float(plan.keep_value[left][space.keep_index[keep]])
+            keep = space.keep_index[tuple(sorted(state.dice[p] for p in action.keep))]
+            merit = float(plan.keep_value[left][keep])
+            score = plan.keep_score(left, keep)
+            options.append(option(action, merit, score, merit - score))
         elif isinstance(action, Move):
-            index = move_index[action]
-            value = float(totals[index])
-        else:  # pragma: no cover - legal_actions lists rolls and moves only
-            continue
-        options.append(Option(action, current + value))
+            m = move_index[action]
+            options.append(option(action, float(merits[m]), float(scores[m]), float(chances[m])))
     return tuple(options)
 
 
@@ -128,11 +170,11 @@ class Decision:
     best: Action
     value: float  # expected final score of the action taken
     best_value: float
+    lost: float  # the expert's measure of the best option minus that of the action taken
 
     @property
     def loss(self) -> float:
-        loss = self.best_value - self.value
-        return loss if loss > NOISE else 0.0
+        return self.lost if self.lost > NOISE else 0.0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -198,12 +240,20 @@ def analyse(record: Mapping[str, Any]) -> Analysis:
             return
         advice = advise(state)
         try:
-            value = advice.value_of(action)
+            taken = advice.option(action)
         except KeyError:
             return  # not a legal option: the replay refuses it with its turn and reason
         best = advice.best
         decisions.append(
-            Decision(state.turn + 1, state.seat, action, best.action, value, best.value)
+            Decision(
+                state.turn + 1,
+                state.seat,
+                action,
+                best.action,
+                taken.value,
+                best.value,
+                best.worth - taken.worth,
+            )
         )
 
     rules, players = rules_of(record)

@@ -117,10 +117,19 @@ def advise_command(
         f"{state.players[state.seat]} to move, turn {state.turn + 1}: dice {dice}, "
         f"rolls left {state.rolls_left} ({advice.method})"
     )
-    best = advice.best.value
-    for option in sorted(advice.options, key=lambda o: -o.value):
+    # Ranked by the expert's measure: the expected final score, plus the chance of winning where
+    # the expert plays for it (the last turns of a School game with rivals: a "win" column).
+    best = advice.best.worth
+    racing = any(option.win is not None for option in advice.options)
+    for option in sorted(advice.options, key=lambda o: -o.worth):
         mark = "*" if option.action == advice.best.action else " "
-        typer.echo(f" {mark} {option.value:10.2f}  {option.value - best:+9.2f}  {option.action}")
+        chance = f"  win {100 * option.win:5.1f}%" if option.win is not None else ""
+        gap = option.worth - best
+        typer.echo(f" {mark} {option.value:10.2f}  {gap:+9.2f}{chance}  {option.action}")
+    if racing:
+        from dicepoker.bots.school_value import WIN_POINTS
+
+        typer.echo(f"   (the second column counts a sure win as {WIN_POINTS:,.0f} points)")
 
 
 @app.command("analyse")

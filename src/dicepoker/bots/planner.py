@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement
 from math import factorial
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -58,6 +58,8 @@ IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
 NEG = -np.inf
+# A roll must beat stopping by more than this (a tie stops): the plan and the bot agree on ties.
+TIE = 1e-9
 
 
 # --- dice as multisets -------------------------------------------------------------------------
@@ -422,6 +424,20 @@ class AfterValue(Protocol):
         ...
 
 
+@runtime_checkable
+class ObjectiveAfter(AfterValue, Protocol):
+    """An after-value that plays for more than the expected score (the School expert's chance of
+    winning at the end of a game with rivals): `after_values` is the objective it maximises, and
+    `after_parts` gives it with the expected points alone (what the rest of the game brings), so
+    that a plan can say what its own play is expected to score."""
+
+    def after_parts(self, table: MoveTable) -> tuple[FloatArray, FloatArray | None]:
+        """The objective's after-values and the expected points after each move (both
+        `(moves, hands, 2)` or broadcastable); None for the points where the objective is the
+        expected score itself."""
+        ...
+
+
 class ZeroAfter:
     """The `basic` level's after-value: nothing (the immediate score alone)."""
 
@@ -443,6 +459,43 @@ class TurnPlan:
     keep_value: FloatArray  # (rerolls + 1, keeps)
     space: DiceSpace
     after: FloatArray | None = None  # the after-values the plan was solved with
+    # Where the objective is not the expected score (`ObjectiveAfter`): the expected points of
+    # the same play, `score_after` after each move, `score_stop[o, d]` of the move the plan
+    # stops with, `score_keep[j, k]` of keeping `k` with `j` rolls left. None: the values are the
+    # expected points themselves.
+    score_after: FloatArray | None = None
+    score_stop: FloatArray | None = None
+    score_keep: FloatArray | None = None
+
+    def keep_score(self, left: int, keep: int) -> float:
+        """Expected points of keeping `keep` with `left` rolls left, playing the plan."""
+        table = self.score_keep if self.score_keep is not None else self.keep_value
+        return float(table[left][keep])
+
+    def move_scores(self, hand: int, doubled: int) -> FloatArray:
+        """Per move: gain + expected points after it (the objective's `move_values` where the
+        objective is the expected score)."""
+        if self.score_after is None:
+            return self.move_values(hand, doubled)
+        gain = self.table.gain[:, hand, doubled]
+        after = np.broadcast_to(self.score_after, self.table.gain.shape)[:, hand, doubled]
+        out: FloatArray = gain + after
+        return out
+
+    def turn_score(self) -> float:
+        """Expected points of the turn before its first roll, playing the plan."""
+        if self.score_stop is None or self.score_keep is None:
+            return self.turn_value()
+        space = self.space
+        rerolls = len(self.keep_value) - 1
+        stop = self.stop[:, 1]
+        values = self.score_stop[:, 1]
+        if rerolls > 0:
+            keeps = self.keep_value[rerolls][space.subkeeps]
+            pick = keeps.argmax(axis=1)
+            rolled = self.score_keep[rerolls][space.subkeeps[np.arange(len(pick)), pick]]
+            values = np.where(keeps[np.arange(len(pick)), pick] > stop + TIE, rolled, values)
+        return float(space.trans[space.empty_keep] @ values)
 
     def move_values(self, hand: int, doubled: int) -> FloatArray:
         """Per move of `table`: gain + after-value of stopping with `hand` (-inf: illegal)."""
@@ -470,8 +523,12 @@ class TurnPlan:
         return float(space.trans[space.empty_keep] @ values)
 
 
-def solve_turn(table: MoveTable, after: FloatArray, rerolls: int) -> TurnPlan:
-    """Expectimax of one turn given the after-values of every move (see the module doc)."""
+def solve_turn(
+    table: MoveTable, after: FloatArray, rerolls: int, score_after: FloatArray | None = None
+) -> TurnPlan:
+    """Expectimax of one turn given the after-values of every move (see the module doc). With
+    `score_after` (the expected points after each move, where `after` is another objective), the
+    plan also carries the expected points of its own play."""
     space = rule_tables(table.state.rules).space
     total = table.gain + after
     best_move = np.argmax(total, axis=0)
@@ -479,14 +536,36 @@ def solve_turn(table: MoveTable, after: FloatArray, rerolls: int) -> TurnPlan:
     keep_value = np.zeros((rerolls + 1, len(space.keeps)), dtype=np.float64)
     best = stop
     empty = space.empty_keep
+    hands = np.arange(len(space.subkeeps))
+    picks: list[IntArray] = [hands]  # per rolls left: the keep the plan would choose (unused at 0)
+    rolls: list[BoolArray] = [np.zeros(len(hands), dtype=np.bool_)]  # ... and whether it rolls
     for left in range(1, rerolls + 1):
         expect = space.trans @ best  # (keeps, 2)
         values = expect[:, 0].copy()
         values[empty] = expect[empty, 1]  # throwing all five keeps the doubling
         keep_value[left] = values
-        roll_best = values[space.subkeeps].max(axis=1)
+        options = values[space.subkeeps]
+        pick = options.argmax(axis=1)
+        roll_best = options[hands, pick]
+        picks.append(space.subkeeps[hands, pick])
+        rolls.append(roll_best[:, None] > stop + TIE)
         best = np.maximum(stop, roll_best[:, None])
-    return TurnPlan(table, stop, best_move, keep_value, space, after)
+    if score_after is None:
+        return TurnPlan(table, stop, best_move, keep_value, space, after)
+    # The same play's expected points: what the objective's choices score.
+    points = np.broadcast_to(table.gain + score_after, total.shape)
+    score_stop = np.take_along_axis(points, best_move[None], axis=0)[0]
+    score_keep = np.zeros_like(keep_value)
+    score_best = score_stop
+    for left in range(1, rerolls + 1):
+        expect = space.trans @ score_best
+        kept = expect[:, 0].copy()
+        kept[empty] = expect[empty, 1]
+        score_keep[left] = kept
+        score_best = np.where(rolls[left], kept[picks[left]][:, None], score_stop)
+    return TurnPlan(
+        table, stop, best_move, keep_value, space, after, score_after, score_stop, score_keep
+    )
 
 
 class Planner:
@@ -507,12 +586,20 @@ class Planner:
         if self._plan is not None and self._key == key:
             return self._plan
         table = MoveTable.build(state)
-        plan = solve_turn(table, self.after_values(table), state.rules.rolls_per_turn - 1)
+        after, points = self.after_parts(table)
+        plan = solve_turn(table, after, state.rules.rolls_per_turn - 1, points)
         self._key, self._plan = key, plan
         return plan
 
     def after_values(self, table: MoveTable) -> FloatArray:
         return self.after.after_values(table)
+
+    def after_parts(self, table: MoveTable) -> tuple[FloatArray, FloatArray | None]:
+        """The objective's after-values and, where they are not the expected points, the
+        expected points after each move."""
+        if isinstance(self.after, ObjectiveAfter):
+            return self.after.after_parts(table)
+        return self.after.after_values(table), None
 
     def next_turn_value(self, state: GameState, move: Move) -> float:
         """What the mover's next turn is worth after `move` (with the dice of `state`): the exact
@@ -564,6 +651,16 @@ class Planner:
             out[m] = stop + (value - top)
         return out
 
+    def cell_scores(self, state: GameState) -> FloatArray:
+        """Per move of the plan's table, the expected points of ending the turn by that move with
+        the dice of `state`: gain + the expected points after it (-inf: illegal). Where the
+        objective is the expected score, these are the one-turn plan's values (`cell_values`
+        re-ranks its best few by the two-turn search)."""
+        plan = self.plan(state)
+        hand = plan.space.hand_index[tuple(sorted(state.dice))]
+        doubled = 1 if state.thrown_all else 0
+        return plan.move_scores(hand, doubled)
+
     def choose(self, state: GameState) -> Action:
         if state.rolls == 0:
             return ROLL
@@ -577,7 +674,7 @@ class Planner:
             subs = space.subkeeps[hand]
             values = plan.keep_value[left][subs]
             pick = int(np.argmax(values))
-            if float(values[pick]) > stop + 1e-9:
+            if float(values[pick]) > stop + TIE:
                 keep = space.keeps[int(subs[pick])]
                 return Roll(keep_positions(state.dice, keep))
         if self.refine > 1:
@@ -591,9 +688,11 @@ class Planner:
 
 
 __all__ = [
+    "TIE",
     "AfterValue",
     "DiceSpace",
     "MoveTable",
+    "ObjectiveAfter",
     "Planner",
     "RuleTables",
     "TurnPlan",

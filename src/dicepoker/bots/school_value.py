@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dicepoker.bots.planner import FloatArray, IntArray, MoveTable
-from dicepoker.engine import GameState, Mark, Sheet
+from dicepoker.engine import GameState, Mark, Sheet, sheet_breakdown
 from dicepoker.rules import Rules
 
 DATA = Path(__file__).with_name("data") / "school_value.json"
@@ -354,7 +354,20 @@ def load_models(path: Path = DATA) -> dict[int, SchoolNet]:
     return {int(key): SchoolNet.from_json(model) for key, model in data["models"].items()}
 
 
+def load_spreads(path: Path = DATA) -> dict[int, tuple[float, ...]]:
+    """The measured spreads in the data file, by number of columns: `spread[t]` is the standard
+    deviation (points) of what a player's last `t` turns bring beyond the network's estimate."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {
+        int(key): tuple(float(v) for v in values) for key, values in data.get("spread", {}).items()
+    }
+
+
 _MODELS: dict[int, SchoolNet] | None = None
+_SPREADS: dict[int, tuple[float, ...]] | None = None
 
 
 def model_for(rules: Rules) -> SchoolNet | None:
@@ -364,6 +377,16 @@ def model_for(rules: Rules) -> SchoolNet | None:
         _MODELS = load_models()
     model = _MODELS.get(rules.columns)
     return model if model is not None and model.fits(rules) else None
+
+
+def spread_for(rules: Rules) -> tuple[float, ...] | None:
+    """The committed spread of this sheet width (one value per turns left, 0 to every cell), or
+    None when none was measured."""
+    global _SPREADS
+    if _SPREADS is None:
+        _SPREADS = load_spreads()
+    spread = _SPREADS.get(rules.columns)
+    return spread if spread is not None and len(spread) == rules.cells + 1 else None
 
 
 # --- the after-value ---------------------------------------------------------------------------
@@ -449,21 +472,92 @@ def after_positions(table: MoveTable, pos: Position) -> tuple[Position, IntArray
     return after, inverse.reshape(key.shape)
 
 
+# The race at the end of a game with rivals: in the mover's last ENDGAME_TURNS turns, the value of
+# a sheet counts its chance of winning, WIN_POINTS points for a sure win. Measured on 8,000
+# 2-player games against `greedy` (docs/bots.md): 98.71% wins without it, 98.97% with 8 turns,
+# 99.03% with 12 turns; the expected score is unchanged.
+ENDGAME_TURNS = 12
+WIN_POINTS = 2000.0
+
+
+def normal_cdf(z: FloatArray) -> FloatArray:
+    """The standard normal distribution function (Abramowitz and Stegun 7.1.26, error < 1.5e-7;
+    numpy has no erf)."""
+    x = np.abs(z) / np.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.3275911 * x)
+    poly = (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
+    poly = poly + 0.254829592
+    erf = 1.0 - poly * t * np.exp(-x * x)
+    out: FloatArray = 0.5 * (1.0 + np.sign(z) * erf)
+    return out
+
+
 class SchoolValue:
     """The `AfterValue` of the School expert: the fitted network on the sheet after each move,
-    aware of the opponents' sheets in the race for the stars."""
+    aware of the opponents' sheets in the race for the stars.
 
-    def __init__(self, model: SchoolNet) -> None:
+    With a `spread` (the measured standard deviation of what the last `t` turns bring beyond the
+    network's estimate), in the mover's last `endgame` turns of a game with rivals the after-value
+    also counts the chance of winning, `win_points` points for a sure win: the expected score is
+    what the mover maximises over a whole game, but near its end, how far ahead or behind it is
+    decides whether a safe move or a long shot is worth more. The chance is a normal model of the
+    final totals: the mover's total + gain + the network's value after the move, each rival's
+    total + the network's value of its sheet, the spreads of the turns each has left (a player
+    with no turn left has a known total); against several rivals, the product of the chances of
+    finishing ahead of each. `after_parts` gives the objective with the expected points, which
+    the advisor shows."""
+
+    def __init__(
+        self,
+        model: SchoolNet,
+        spread: Sequence[float] | None = None,
+        endgame: int = ENDGAME_TURNS,
+        win_points: float = WIN_POINTS,
+    ) -> None:
         self.model = model
+        self.spread = np.asarray(spread, dtype=np.float64) if spread is not None else None
+        self.endgame = endgame
+        self.win_points = win_points
 
     def after_values(self, table: MoveTable) -> FloatArray:
+        return self.after_parts(table)[0]
+
+    def after_parts(self, table: MoveTable) -> tuple[FloatArray, FloatArray | None]:
         state = table.state
         rules = state.rules
-        if rules.cells - state.sheet.filled <= 1:  # the last move: nothing follows
-            return np.zeros((len(table.moves), 1, 1))
-        after, where = after_positions(table, state_position(state))
-        out: FloatArray = self.model(encode(layout(rules), after))[where]
-        return out
+        left = rules.cells - state.sheet.filled
+        spread = self.spread
+        if left <= 1:  # the last move: nothing follows
+            points: FloatArray = np.zeros((len(table.moves), 1, 1))
+            var: FloatArray = np.zeros((1, 1, 1))
+        else:
+            after, where = after_positions(table, state_position(state))
+            points = self.model(encode(layout(rules), after))[where]
+            var = spread[after.turns][where] ** 2 if spread is not None else np.zeros(1)
+        rivals = [
+            seat for seat in state.contenders if seat != state.seat and seat not in state.forfeited
+        ]
+        if spread is None or not rivals or left > self.endgame or self.win_points == 0:
+            return points, None
+        gain = np.where(np.isfinite(table.gain), table.gain, 0.0)
+        mine = float(sheet_breakdown(rules, state.sheet).total) + gain + points
+        win: FloatArray = np.ones(1)
+        for seat in rivals:
+            theirs = state.sheets[seat]
+            final = float(sheet_breakdown(rules, theirs).total)
+            their_left = rules.cells - theirs.filled
+            their_var = 0.0
+            if their_left > 0:
+                view = state._replace(seat=seat)
+                final += float(self.model(encode(layout(rules), state_position(view)))[0])
+                their_var = float(spread[their_left]) ** 2
+            margin = mine - final
+            sd = np.sqrt(var + their_var)
+            exact = np.where(margin > 0, 1.0, np.where(margin == 0, 0.5, 0.0))
+            chance = np.where(sd > 0, normal_cdf(margin / np.where(sd > 0, sd, 1.0)), exact)
+            win = win * chance
+        objective: FloatArray = points + self.win_points * win
+        return objective, np.broadcast_to(points, objective.shape)
 
 
 __all__ = [
@@ -477,7 +571,10 @@ __all__ = [
     "encode",
     "layout",
     "load_models",
+    "load_spreads",
     "model_for",
+    "normal_cdf",
     "position",
+    "spread_for",
     "state_position",
 ]

@@ -625,13 +625,26 @@ function heldAction() {
   return kept.length ? `hold ${kept.join(" ")}` : "roll";
 }
 
+/** The advisor's measure of an option: its expected final score, or in the last turns of a game
+ * with rivals, where the expert also plays for its chance of winning, the `worth` it ranks by. */
+function worth(option) {
+  return option.worth ?? option.value;
+}
+
 function bestOf(options, prefer) {
   let best = null;
   for (const option of options) {
-    if (!best || option.value > best.value + 1e-9) best = option;
-    else if (prefer && option.action === prefer && Math.abs(option.value - best.value) <= 1e-9) best = option;
+    if (!best || worth(option) > worth(best) + 1e-9) best = option;
+    else if (prefer && option.action === prefer && Math.abs(worth(option) - worth(best)) <= 1e-9) best = option;
   }
   return best;
+}
+
+/** " · 87% to win": an option's chance of winning, where the advisor gives one. */
+function chanceNode(option) {
+  if (!option || option.win === undefined) return null;
+  const percent = `${Math.round(option.win * 100)}%`;
+  return h("span", { class: "adv-win" }, ` · ${t("{percent} chance to win", { percent })}`);
 }
 
 /** "(−4.1)": how far `value` falls below the best option (nothing when it is as good). */
@@ -680,7 +693,7 @@ function renderAdvice(state) {
   const bestRoll = bestOf(rolls, chosen);
   const bestCell = bestOf(cells, null);
   const stop = data && data.best ? isCellAction(data.best.action) : false;
-  const top = data && data.best ? data.best.value : null; // the best option's value (★)
+  const top = data && data.best ? worth(data.best) : null; // the best option's worth (★)
 
   // The dice the best hold keeps, and the value of every cell that may be filled now.
   if (bestRoll && turn.rolls > 0) {
@@ -694,13 +707,14 @@ function renderAdvice(state) {
     }
   }
   if (bestCell) {
-    const values = new Map(cells.map((o) => [o.action, o.value]));
+    const byAction = new Map(cells.map((o) => [o.action, o]));
     for (const move of document.querySelectorAll("#main-sheet td.legal button.move")) {
       const action = move.dataset.action;
-      if (!values.has(action)) continue;
-      const value = values.get(action);
+      if (!byAction.has(action)) continue;
+      const option = byAction.get(action);
+      const value = option.value;
       const best = action === bestCell.action;
-      const gap = bestCell.value - value;
+      const gap = worth(bestCell) - worth(option);
       move.classList.add("advised-cell");
       move.classList.toggle("advised-best", best);
       move.appendChild(h("span", { class: "adv", "aria-hidden": "true" }, best ? "★" : minus(gap)));
@@ -708,7 +722,8 @@ function renderAdvice(state) {
         ? `${t("best cell")}, ${t("expected final score")} ${dec(value)}`
         : `${t("expected final score")} ${dec(value)}, ${t("{points} below the best cell", { points: dec(gap) })}`;
       move.setAttribute("aria-label", `${move.getAttribute("aria-label") || ""}; ${said}`);
-      move.title = `${t("expected final score")}: ${dec(value)}`;
+      const chance = option.win === undefined ? "" : ` · ${t("{percent} chance to win", { percent: `${Math.round(option.win * 100)}%` })}`;
+      move.title = `${t("expected final score")}: ${dec(value)}${chance}`;
       move.dataset.value = String(value);
     }
   }
@@ -725,7 +740,7 @@ function renderAdvice(state) {
     return;
   }
   if (turn.rolls === 0) {
-    if (bestRoll) panel.appendChild(adviceLine("adv-roll top", t("Roll"), null, bestRoll.value));
+    if (bestRoll) panel.appendChild(adviceLine("adv-roll top", t("Roll"), null, bestRoll.value, chanceNode(bestRoll)));
     return;
   }
   if (bestRoll) {
@@ -742,19 +757,19 @@ function renderAdvice(state) {
         },
       }, t("Apply"))
       : null;
-    const gap = stop ? gapBelow(top, bestRoll.value) : null;
-    panel.appendChild(adviceLine(`adv-hold ${stop ? "" : "top"}`, t("Best roll:"), actionNode(preset, bestRoll.action, turn.dice, faces), bestRoll.value, [gap, apply]));
+    const gap = stop ? gapBelow(top, worth(bestRoll)) : null;
+    panel.appendChild(adviceLine(`adv-hold ${stop ? "" : "top"}`, t("Best roll:"), actionNode(preset, bestRoll.action, turn.dice, faces), bestRoll.value, [chanceNode(bestRoll), gap, apply]));
     const mine = chosen === null ? null : rolls.find((o) => o.action === chosen);
     if (chosen === null) {
       panel.appendChild(h("p", { class: "adv-line adv-mine" }, h("span", { class: "adv-label" }, t("Your choice:")), " ", t("All dice held")));
     } else if (mine) {
-      panel.appendChild(adviceLine("adv-mine", t("Your choice:"), actionNode(preset, mine.action, turn.dice, faces), mine.value, gapBelow(top, mine.value)));
+      panel.appendChild(adviceLine("adv-mine", t("Your choice:"), actionNode(preset, mine.action, turn.dice, faces), mine.value, [chanceNode(mine), gapBelow(top, worth(mine))]));
     }
   }
   if (bestCell) {
-    panel.appendChild(adviceLine(`adv-cell ${stop ? "top" : ""}`, t("Best cell:"), actionNode(preset, bestCell.action, turn.dice, faces), bestCell.value, stop ? null : gapBelow(top, bestCell.value)));
+    panel.appendChild(adviceLine(`adv-cell ${stop ? "top" : ""}`, t("Best cell:"), actionNode(preset, bestCell.action, turn.dice, faces), bestCell.value, [chanceNode(bestCell), stop ? null : gapBelow(top, worth(bestCell))]));
     if (bestRoll) {
-      const gap = bestRoll.value - bestCell.value;
+      const gap = worth(bestRoll) - worth(bestCell);
       const text = gap > 0.05
         ? t("Rolling again beats stopping by {points}.", { points: dec(gap) })
         : gap < -0.05
