@@ -296,6 +296,9 @@ def test_reload_in_the_middle_of_a_turn(
     expect(page.locator("#roll-button")).to_be_disabled()
     page.locator("#main-sheet td.legal button.move").first.click()
     players.play(page, "Fay", rolls=1)
+    # The bot answers: its turn, the record's sixth, begins (a condition wait: with no bot delay
+    # the bot may or may not have started when Fay's move is recorded).
+    api.wait_for_game(game_id, lambda _: len(api.record(game_id)["turns"]) >= 6)
     assert len(api.record(game_id)["turns"]) >= 6
     person.assert_clean()
 
