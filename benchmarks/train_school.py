@@ -24,6 +24,10 @@ takes the last) is kept and written
 for every width trained to `src/dicepoker/bots/data/school_value.json` (`--out`; other widths
 already in the file are kept), after every iteration that improves on it, so that a run cut short
 still leaves its best network. Games are split over `--workers` processes (one per core).
+
+`--spread` trains nothing: it plays `--games` games with the networks in `--out` and writes, per
+width, the spread the expert's race at the end of a game uses (`school_value.SchoolValue`): the
+standard deviation of what a player's last t turns bring beyond the network's estimate.
 """
 
 # ruff: noqa: E402 (the thread limits below must be set before numpy is imported)
