@@ -211,21 +211,28 @@ def test_dice_space() -> None:
     assert keep_positions((3, 1, 3, 2, 1), (1, 3)) == (0, 1)
 
 
-def brute_force_keep(state: GameState, keep: tuple[int, ...]) -> float:
-    """Throw every positional outcome of the dice not held; take the best cell move (last roll)."""
-    best: dict[tuple[tuple[int, ...], bool], float] = {}
+def throws(state: GameState, keep: tuple[int, ...]) -> Iterator[list[int]]:
+    """Every positional outcome of throwing the dice of `state` not held in `keep` (6^n of them,
+    equally likely)."""
     free = [p for p in range(5) if p not in keep]
-    total = 0.0
     for thrown in product(range(1, 7), repeat=len(free)):
         dice = list(state.dice)
         for position, face in zip(free, thrown, strict=True):
             dice[position] = face
+        yield dice
+
+
+def brute_force_keep(state: GameState, keep: tuple[int, ...]) -> float:
+    """Throw every positional outcome of the dice not held; take the best cell move (last roll)."""
+    best: dict[tuple[tuple[int, ...], bool], float] = {}
+    total = 0.0
+    for dice in throws(state, keep):
         key = (tuple(sorted(dice)), not keep)
         if key not in best:
             probe = state._replace(dice=tuple(dice), thrown_all=not keep, rolls=state.rolls + 1)
             best[key] = max(option.gain for option in preview(probe))
         total += best[key]
-    return float(total / 6 ** len(free))
+    return float(total / 6 ** (5 - len(keep)))
 
 
 @pytest.mark.parametrize("preset", ["school", "yahtzee"])
@@ -610,17 +617,13 @@ def test_normal_cdf() -> None:
 def brute_force_points(plan: TurnPlan, state: GameState, keep: tuple[int, ...]) -> float:
     """Throw every positional outcome of the dice not held (one roll left), stop with the move
     the plan's objective prefers, and average that move's points."""
-    free = [p for p in range(5) if p not in keep]
     total = 0.0
-    for thrown in product(range(1, 7), repeat=len(free)):
-        dice = list(state.dice)
-        for position, face in zip(free, thrown, strict=True):
-            dice[position] = face
+    for dice in throws(state, keep):
         hand = plan.space.hand_index[tuple(sorted(dice))]
         doubled = 1 if not keep else 0
         move = int(np.argmax(plan.move_values(hand, doubled)))
         total += float(plan.move_scores(hand, doubled)[move])
-    return float(total / 6 ** len(free))
+    return float(total / 6 ** (5 - len(keep)))
 
 
 def test_a_racing_plan_knows_the_points_of_its_own_play() -> None:

@@ -460,12 +460,12 @@ class TurnPlan:
     space: DiceSpace
     after: FloatArray | None = None  # the after-values the plan was solved with
     # Where the objective is not the expected score (`ObjectiveAfter`): the expected points of
-    # the same play, `score_after` after each move, `score_stop[o, d]` of the move the plan
-    # stops with, `score_keep[j, k]` of keeping `k` with `j` rolls left. None: the values are the
-    # expected points themselves.
+    # the same play, `score_after` after each move, `score_keep[j, k]` of keeping `k` with `j`
+    # rolls left, `score_start[o, d]` of holding hand `o` with every re-roll still ahead. None:
+    # the values are the expected points themselves.
     score_after: FloatArray | None = None
-    score_stop: FloatArray | None = None
     score_keep: FloatArray | None = None
+    score_start: FloatArray | None = None
 
     def keep_score(self, left: int, keep: int) -> float:
         """Expected points of keeping `keep` with `left` rolls left, playing the plan."""
@@ -477,33 +477,23 @@ class TurnPlan:
         objective is the expected score)."""
         if self.score_after is None:
             return self.move_values(hand, doubled)
-        gain = self.table.gain[:, hand, doubled]
-        after = np.broadcast_to(self.score_after, self.table.gain.shape)[:, hand, doubled]
-        out: FloatArray = gain + after
-        return out
+        return self._stopping(self.score_after, hand, doubled)
 
     def turn_score(self) -> float:
         """Expected points of the turn before its first roll, playing the plan."""
-        if self.score_stop is None or self.score_keep is None:
+        if self.score_start is None:
             return self.turn_value()
-        space = self.space
-        rerolls = len(self.keep_value) - 1
-        stop = self.stop[:, 1]
-        values = self.score_stop[:, 1]
-        if rerolls > 0:
-            keeps = self.keep_value[rerolls][space.subkeeps]
-            pick = keeps.argmax(axis=1)
-            rolled = self.score_keep[rerolls][space.subkeeps[np.arange(len(pick)), pick]]
-            values = np.where(keeps[np.arange(len(pick)), pick] > stop + TIE, rolled, values)
-        return float(space.trans[space.empty_keep] @ values)
+        return float(self.space.trans[self.space.empty_keep] @ self.score_start[:, 1])
 
     def move_values(self, hand: int, doubled: int) -> FloatArray:
         """Per move of `table`: gain + after-value of stopping with `hand` (-inf: illegal)."""
+        return self._stopping(self.after, hand, doubled)
+
+    def _stopping(self, after: FloatArray | None, hand: int, doubled: int) -> FloatArray:
         gain = self.table.gain[:, hand, doubled]
-        if self.after is None:
+        if after is None:
             return gain
-        after = np.broadcast_to(self.after, self.table.gain.shape)[:, hand, doubled]
-        out: FloatArray = gain + after
+        out: FloatArray = gain + np.broadcast_to(after, self.table.gain.shape)[:, hand, doubled]
         return out
 
     def hand_value(self, hand: int, doubled: int, left: int) -> float:
@@ -564,7 +554,7 @@ def solve_turn(
         score_keep[left] = kept
         score_best = np.where(rolls[left], kept[picks[left]][:, None], score_stop)
     return TurnPlan(
-        table, stop, best_move, keep_value, space, after, score_after, score_stop, score_keep
+        table, stop, best_move, keep_value, space, after, score_after, score_keep, score_best
     )
 
 

@@ -526,19 +526,19 @@ class SchoolValue:
         state = table.state
         rules = state.rules
         left = rules.cells - state.sheet.filled
-        spread = self.spread
-        if left <= 1:  # the last move: nothing follows
+        last = left <= 1  # the last move: nothing follows
+        if last:
             points: FloatArray = np.zeros((len(table.moves), 1, 1))
-            var: FloatArray = np.zeros((1, 1, 1))
         else:
             after, where = after_positions(table, state_position(state))
             points = self.model(encode(layout(rules), after))[where]
-            var = spread[after.turns][where] ** 2 if spread is not None else np.zeros(1)
         rivals = [
             seat for seat in state.contenders if seat != state.seat and seat not in state.forfeited
         ]
+        spread = self.spread
         if spread is None or not rivals or left > self.endgame or self.win_points == 0:
             return points, None
+        var: FloatArray = np.zeros((1, 1, 1)) if last else spread[after.turns][where] ** 2
         gain = np.where(np.isfinite(table.gain), table.gain, 0.0)
         mine = float(sheet_breakdown(rules, state.sheet).total) + gain + points
         win: FloatArray = np.ones(1)
