@@ -28,6 +28,13 @@ still leaves its best network. Games are split over `--workers` processes (one p
 `--spread` trains nothing: it plays `--games` games with the networks in `--out` and writes, per
 width, the spread the expert's race at the end of a game uses (`school_value.SchoolValue`): the
 standard deviation of what a player's last t turns bring beyond the network's estimate.
+
+`--duel-fit` trains no value network either: it plays `--games` games with the networks in `--out`
+(use `--duels 1.0`: only the expert's turns in games with rivals are used) and fits, per width, the
+`school_value.DuelFit` the expert uses in games with rivals: a ridge regression (`--ridge`) of what
+the rest of the game brought beyond the network's value on `duel_features`, and a small network
+(`--hidden`, `--epochs`) of the squared deviation of what it brought from the turn's expected
+value.
 """
 
 # ruff: noqa: E402 (the thread limits below must be set before numpy is imported)
@@ -60,8 +67,10 @@ from dicepoker.bots.base import Bot
 from dicepoker.bots.planner import FloatArray, Planner, ZeroAfter
 from dicepoker.bots.school_value import (
     DATA,
+    DuelFit,
     SchoolNet,
     SchoolValue,
+    duel_features,
     encode,
     layout,
     load_models,
@@ -404,10 +413,8 @@ def _with_info(
     return replace(net, info=info)
 
 
-def spread_table(samples: Samples, cells: int) -> list[float]:
-    """Per turns left t (0 to `cells`): the standard deviation of what a player's last t turns
-    brought beyond the network's estimate at their start (the turn's expected value), around
-    its mean."""
+def rests(samples: Samples) -> FloatArray:
+    """Per recorded turn: the points the player's turns from this one to its last brought."""
     rest = np.zeros(len(samples.gain))
     following = 0.0
     for t in range(len(rest) - 1, -1, -1):
@@ -415,6 +422,14 @@ def spread_table(samples: Samples, cells: int) -> list[float]:
             following = 0.0
         following += samples.gain[t]
         rest[t] = following
+    return rest
+
+
+def spread_table(samples: Samples, cells: int) -> list[float]:
+    """Per turns left t (0 to `cells`): the standard deviation of what a player's last t turns
+    brought beyond the network's estimate at their start (the turn's expected value), around
+    its mean."""
+    rest = rests(samples)
     left = np.rint(samples.x[:, 0] * cells).astype(np.int64)
     error = rest - samples.expect
     table = [0.0] * (cells + 1)
@@ -424,17 +439,52 @@ def spread_table(samples: Samples, cells: int) -> list[float]:
     return table
 
 
-def measure_spread(columns: int, model: SchoolNet, settings: Settings) -> list[float]:
-    """Play `settings.games` games with `model` (the `--duels` share against `--rivals`) and
-    measure its spread (`spread_table`)."""
+def play_games(columns: int, model: SchoolNet, settings: Settings) -> Samples:
+    """Play `settings.games` games with `model` (the `--duels` share against `--rivals`)."""
     payload = model.as_json()
     seeds = list(range(settings.seed, settings.seed + settings.games))
     size = max(1, min(20, math.ceil(settings.games / (settings.workers * 4))))
     task = partial(play, columns, payload, duels=settings.duels, rivals=list(settings.rivals))
     with ProcessPoolExecutor(max_workers=settings.workers) as pool:
         jobs = [pool.submit(task, chunk) for chunk in _chunks(seeds, size)]
-        samples = Samples.join([job.result() for job in jobs])
+        return Samples.join([job.result() for job in jobs])
+
+
+def measure_spread(columns: int, model: SchoolNet, settings: Settings) -> list[float]:
+    """Play games with `model` and measure its spread (`spread_table`)."""
+    samples = play_games(columns, model, settings)
     return spread_table(samples, get_rules("school", {"columns": columns}).cells)
+
+
+def fit_duel(
+    columns: int, model: SchoolNet, samples: Samples, settings: Settings, ridge: float
+) -> DuelFit:
+    """The `DuelFit` of `model` from the expert's turns in `samples` (see the module doc)."""
+    rules = get_rules("school", {"columns": columns})
+    lay = layout(rules)
+    x = samples.x.astype(np.float64)
+    rest = rests(samples)
+    features = duel_features(lay, x)
+    error = rest - model(x)
+    gram = features.T @ features + ridge * np.eye(features.shape[1])
+    correction: FloatArray = np.linalg.solve(gram, features.T @ error).astype(np.float64)
+    variance = replace(SchoolNet.initial(rules, settings.hidden, settings.seed), scale=10_000.0)
+    variance, fit_error, held_error = fit(
+        variance,
+        samples.x,
+        (rest - samples.expect) ** 2,
+        settings.epochs,
+        settings.rate,
+        settings.batch,
+        settings.seed,
+    )
+    print(
+        f"columns {columns}: {len(x)} turns; value error {error.mean():+.1f} +- {error.std():.1f}, "
+        f"after the correction {(error - features @ correction).std():.1f}; variance rmse "
+        f"{fit_error:.0f} (held {held_error:.0f})",
+        flush=True,
+    )
+    return DuelFit(correction, variance)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -467,6 +517,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="do not train: measure the spread of the networks in --out over --games games",
     )
+    parser.add_argument(
+        "--duel-fit",
+        action="store_true",
+        help="do not train: fit the duel correction and spread of the networks in --out",
+    )
+    parser.add_argument("--ridge", type=float, default=10.0, help="--duel-fit's ridge penalty")
     parser.add_argument("--out", type=Path, default=DATA)
     args = parser.parse_args(argv)
     settings = Settings(
@@ -499,6 +555,15 @@ def main(argv: list[str] | None = None) -> None:
             data.setdefault("spread", {})[str(columns)] = table
             args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
             print(f"columns {columns} spread {table}; wrote {args.out}", flush=True)
+        return
+    if args.duel_fit:
+        models = load_models(args.out)
+        for columns in args.columns:
+            samples = play_games(columns, models[columns], settings)
+            duel = fit_duel(columns, models[columns], samples, settings, args.ridge)
+            data.setdefault("duel", {})[str(columns)] = duel.as_json()
+            args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+            print(f"columns {columns} duel fit; wrote {args.out}", flush=True)
         return
 
     def save(columns: int, model: SchoolNet) -> None:

@@ -64,10 +64,18 @@ def test_school_advice_agrees_with_the_expert_bot(seed: int) -> None:
             advice = advise(state)
             assert advice.option(choice).worth == pytest.approx(advice.best.worth, abs=1e-9)
             checked += 1
-            # In the mover's last turns the expert also plays for its chance of winning: every
-            # option then says that chance, and its expected score apart.
+            # Against a rival the expert ranks by its own measure (a margin for risk, and in its
+            # last turns the chance of winning): every option carries that `worth` apart from its
+            # expected score, and in the last turns its chance of winning.
             left = rules.cells - state.sheet.filled
             for option in advice.options:
+                assert option.merit is not None or left <= 1
+                if (
+                    option.merit is not None
+                    and option.win is None
+                    and isinstance(option.action, Roll)
+                ):
+                    assert option.worth < option.value  # the risk margin costs something
                 assert (option.win is not None) == (left <= ENDGAME_TURNS)
                 if option.win is not None:
                     assert 0.0 <= option.win <= 1.0

@@ -3,6 +3,7 @@ and against the exact solver, legal play on random positions, and the order of s
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import subprocess
@@ -10,6 +11,7 @@ import sys
 import tracemalloc
 from collections.abc import Iterator
 from itertools import product
+from pathlib import Path
 from statistics import mean, stdev
 
 import numpy as np
@@ -18,8 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicepoker.bots import LEVELS, BasicBot, ExpertBot, GreedyBot, make_bot
-from dicepoker.bots.expert import REFINE, planner_for
+from dicepoker.bots.expert import REFINE, after_value_for, planner_for
 from dicepoker.bots.planner import (
+    AfterValue,
     FloatArray,
     MoveTable,
     Planner,
@@ -30,14 +33,19 @@ from dicepoker.bots.planner import (
     solve_turn,
 )
 from dicepoker.bots.school_value import (
+    DATA,
     ENDGAME_TURNS,
+    RISK,
     WIN_POINTS,
-    SchoolNet,
+    DuelFit,
     SchoolValue,
     after_positions,
     claimed_by,
+    duel_features,
+    duel_fit_for,
     encode,
     layout,
+    load_duel_fits,
     model_for,
     normal_cdf,
     spread_for,
@@ -374,11 +382,11 @@ def test_after_positions_are_the_engines_sheets(columns: int) -> None:
                     np.testing.assert_allclose(features[where[m, o, doubled]], expected)
 
 
-def _next_turn(model: SchoolNet, state: GameState, move: Move) -> float:
-    """The exact value of the mover's next turn after `move`, by a plain planner."""
+def _next_turn(value: AfterValue, state: GameState, move: Move) -> float:
+    """The exact value of the mover's next turn after `move`, by a planner with no search."""
     after = apply(state, move, FixedDice(()))
     mine = after._replace(seat=state.seat, dice=(), rolls=0, thrown_all=False)
-    return Planner(SchoolValue(model)).plan(mine).turn_value()
+    return Planner(value).plan(mine).turn_value()
 
 
 def test_the_school_expert_ends_a_turn_by_a_two_turn_search() -> None:
@@ -387,9 +395,8 @@ def test_the_school_expert_ends_a_turn_by_a_two_turn_search() -> None:
     before the race at the end, where the after-value also counts the chance of winning (and
     whose next turn is in it)."""
     rules = get_rules("school", {"columns": 3})
-    model = model_for(rules)
-    assert model is not None
-    bot, plain = ExpertBot(), Planner(SchoolValue(model))
+    value = after_value_for(rules)
+    bot, plain = ExpertBot(), Planner(value)
     state, dice = new_game(rules, ["a", "b"]), SeededDice(11)
     checked = changed = 0
     while not state.finished:
@@ -403,7 +410,7 @@ def test_the_school_expert_ends_a_turn_by_a_two_turn_search() -> None:
             after = np.broadcast_to(plain.after_values(table), table.gain.shape)
             now = gain + after[:, hand, doubled]
             top = [int(m) for m in np.argsort(-now, kind="stable")[:REFINE] if np.isfinite(now[m])]
-            searched = [float(gain[m]) + _next_turn(model, state, table.moves[m]) for m in top]
+            searched = [float(gain[m]) + _next_turn(value, state, table.moves[m]) for m in top]
             assert action == table.moves[top[int(np.argmax(searched))]]
             changed += action != table.moves[top[0]]
             checked += 1
@@ -606,6 +613,85 @@ def test_the_race_counts_only_at_the_end_of_a_game_with_rivals() -> None:
     np.testing.assert_allclose(points, np.broadcast_to(plain.after_values(table), points.shape))
     chance = (objective - points)[np.isfinite(table.gain)] / WIN_POINTS
     assert chance.min() >= 0.0 and chance.max() <= 1.0 and chance.max() > chance.min()
+
+
+# --- the duel fit: games with rivals before the race --------------------------------------------
+
+
+def test_the_duel_fit_counts_only_in_games_with_rivals_before_the_race() -> None:
+    """With rivals and before the race the points after a move are the network's value plus the
+    fitted correction, and the objective takes RISK times the fitted spread off them; in the race
+    the corrected points carry the chance of winning; solitaire games use the network alone."""
+    rules = get_rules("school")
+    model, spread, duel = model_for(rules), spread_for(rules), duel_fit_for(rules)
+    assert model is not None and spread is not None and duel is not None
+    value, plain = SchoolValue(model, spread, duel=duel), SchoolValue(model)
+    lay = layout(rules)
+    early = two_player_position(rules, 3, ENDGAME_TURNS + 5)
+    table = MoveTable.build(early)
+    objective, points = value.after_parts(table)
+    assert points is not None and not value.racing(early)
+    after, where = after_positions(table, state_position(early))
+    x = encode(lay, after)
+    correction = duel_features(lay, x) @ duel.correction
+    sigma = np.sqrt(np.maximum(duel.variance(x), 0.0))
+    np.testing.assert_allclose(points, (model(x) + correction)[where], rtol=1e-6)
+    np.testing.assert_allclose(objective, points - RISK * sigma[where], rtol=1e-6)
+    assert sigma.min() > 10.0 and np.abs(correction).max() > 1.0  # both change the values
+    solo = apply(new_game(rules, ["a"]), Roll(), SeededDice(3))
+    table = MoveTable.build(solo)
+    objective, points = value.after_parts(table)
+    assert points is None
+    np.testing.assert_array_equal(objective, plain.after_values(table))
+    late = two_player_position(rules, 3, ENDGAME_TURNS)
+    table = MoveTable.build(late)
+    objective, points = value.after_parts(table)
+    assert points is not None and value.racing(late)
+    after, where = after_positions(table, state_position(late))
+    x = encode(lay, after)
+    corrected = (model(x) + duel_features(lay, x) @ duel.correction)[where]
+    np.testing.assert_allclose(points, corrected, rtol=1e-6)
+    chance = (objective - points)[np.isfinite(table.gain)] / WIN_POINTS
+    assert chance.min() >= 0.0 and chance.max() <= 1.0
+
+
+def test_duel_fits_are_read_for_the_fitted_widths_only(tmp_path: Path) -> None:
+    fits = load_duel_fits()
+    assert 3 in fits
+    rules = get_rules("school", {"columns": 3})
+    assert fits[3].fits(rules) and not fits[3].fits(get_rules("school", {"columns": 4}))
+    for columns in range(1, 7):
+        other = get_rules("school", {"columns": columns})
+        assert (duel_fit_for(other) is not None) == (columns in fits)
+    again = DuelFit.from_json(fits[3].as_json())  # the file's form round-trips exactly
+    np.testing.assert_array_equal(again.correction, fits[3].correction)
+    x = encode(layout(rules), state_position(two_player_position(rules, 1, 20)))
+    np.testing.assert_array_equal(again.variance(x), fits[3].variance(x))
+    assert load_duel_fits(tmp_path / "missing.json") == {}
+    assert DATA.exists()
+
+
+def test_train_school_makes_a_duel_fit(tmp_path: Path) -> None:
+    """`train_school.py --duel-fit` plays 2-player games with the file's network and writes a fit
+    the expert can use, leaving the networks as they were."""
+    out = tmp_path / "school_value.json"
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    out.write_text(json.dumps({"models": {"3": data["models"]["3"]}}), encoding="utf-8")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "train_school.py"
+    command = [sys.executable, str(script), "--duel-fit", "--columns", "3", "--games", "4"]
+    command += ["--duels", "1.0", "--rivals", "greedy", "--hidden", "8", "--epochs", "1"]
+    command += ["--workers", "1", "--seed", "5", "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "turns; value error" in done.stdout
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["models"]["3"] == data["models"]["3"]
+    fit = load_duel_fits(out)[3]
+    rules = get_rules("school", {"columns": 3})
+    assert fit.fits(rules)
+    x = encode(layout(rules), state_position(two_player_position(rules, 1, 20)))
+    correction, spread = fit.adjust(layout(rules), x)
+    assert np.isfinite(correction).all() and (spread >= 0).all()
 
 
 def test_normal_cdf() -> None:

@@ -6,10 +6,11 @@ roll or hold, each cell move) and the best one: from the exact solver where it a
 value network (the `expert` bot's method). `analyse(record)` replays a record and, for every
 decision, compares the action taken with the best one: the expected points it lost.
 
-In the last turns of a School game with rivals the expert also plays for its chance of winning
-(`school_value.ENDGAME_TURNS`): there every option also carries that chance (`win`), the best
-option is the one worth most by expected score + `WIN_POINTS` x chance (the expert's choice), and
-a decision's loss is counted on that same scale.
+In a School game with rivals the expert does not rank options by expected points alone: before
+its last turns it takes a margin for risk (`school_value.RISK`), and in its last turns
+(`school_value.ENDGAME_TURNS`) it plays for its chance of winning, which every option then also
+carries (`win`). There the best option is the one worth most by the expert's own measure
+(`Option.worth`: the expert's choice), and a decision's loss is counted on that same scale.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 from dicepoker.bots.expert import planner_for, solver_for
 from dicepoker.bots.planner import Planner
+from dicepoker.bots.school_value import SchoolValue
 from dicepoker.engine import (
     ROLL,
     Action,
@@ -52,8 +54,9 @@ class Option:
 
     @property
     def worth(self) -> float:
-        """The expert's measure of the option: the expected final score, plus the chance of
-        winning at `WIN_POINTS` points where the expert plays for it."""
+        """The expert's measure of the option: the expected final score; against rivals, less a
+        margin for risk before the race and plus the chance of winning at `WIN_POINTS` points in
+        it."""
         return self.value if self.merit is None else self.merit
 
 
@@ -106,16 +109,19 @@ def _expectimax_options(state: GameState) -> tuple[Option, ...]:
     plan = planner.plan(state)
     space = plan.space
     current = float(sheet_breakdown(rules, state.sheet).total)
-    # Where the expert plays for its chance of winning, the plan's values are expected points +
-    # `points` x that chance, and the plan also carries the expected points of the same play.
+    # Where the expert's objective is not its expected points (against rivals: a margin for risk,
+    # or in the race the chance of winning at `points` points), the plan also carries the
+    # expected points of the same play.
     points = float(getattr(planner.after, "win_points", 0.0))
-    racing = plan.score_after is not None and points > 0
+    racing = isinstance(planner.after, SchoolValue) and planner.after.racing(state) and points > 0
 
     def option(action: Action, merit: float, score: float, chance: float) -> Option:
         """`merit`: the expert's value of the option; `score` its expected points; `chance`
-        the points its chance of winning adds (all from the turn's start)."""
-        if not racing:
+        what the objective adds to them (all from the turn's start)."""
+        if plan.score_after is None:
             return Option(action, current + merit)
+        if not racing:
+            return Option(action, current + score, None, current + merit)
         win = min(1.0, max(0.0, chance / points))
         return Option(action, current + score, win, current + merit)
 

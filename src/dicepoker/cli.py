@@ -117,10 +117,11 @@ def advise_command(
         f"{state.players[state.seat]} to move, turn {state.turn + 1}: dice {dice}, "
         f"rolls left {state.rolls_left} ({advice.method})"
     )
-    # Ranked by the expert's measure: the expected final score, plus the chance of winning where
-    # the expert plays for it (the last turns of a School game with rivals: a "win" column).
+    # Ranked by the expert's measure: the expected final score; in a School game with rivals, less
+    # a margin for risk, and in its last turns plus the chance of winning (a "win" column).
     best = advice.best.worth
     racing = any(option.win is not None for option in advice.options)
+    risky = any(option.merit is not None for option in advice.options)
     for option in sorted(advice.options, key=lambda o: -o.worth):
         mark = "*" if option.action == advice.best.action else " "
         chance = f"  win {100 * option.win:5.1f}%" if option.win is not None else ""
@@ -130,6 +131,8 @@ def advise_command(
         from dicepoker.bots.school_value import WIN_POINTS
 
         typer.echo(f"   (the second column counts a sure win as {WIN_POINTS:,.0f} points)")
+    elif risky:
+        typer.echo("   (against rivals the second column takes a margin for risk off each option)")
 
 
 @app.command("analyse")

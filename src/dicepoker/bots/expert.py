@@ -6,8 +6,10 @@
   after each move, a network fitted by approximate value iteration (`dicepoker.bots.school_value`),
   which knows the opponents' sheets in the race for the first-player stars; the cell move that
   ends a turn is chosen among the network's `REFINE` best by a two-turn search (the exact
-  expectimax of the player's next turn on each sheet); in its last turns of a game with rivals it
-  also plays for its chance of winning (`school_value.ENDGAME_TURNS`).
+  expectimax of the player's next turn on each sheet). In a game with rivals, the network's value
+  is corrected by a fit made on the expert's 2-player games, and the expert takes a margin for
+  risk (`school_value.DuelFit`, `RISK`); in its last turns it plays for its chance of winning
+  (`school_value.ENDGAME_TURNS`).
 
 Rules the solver does not cover and that have no fitted School network (a School width that was
 not trained, a custom game) fall back to the planner with no after-value, the `basic` level's
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from dicepoker.bots.base import Bot
 from dicepoker.bots.planner import AfterValue, Planner, ZeroAfter
-from dicepoker.bots.school_value import SchoolValue, model_for, spread_for
+from dicepoker.bots.school_value import SchoolValue, duel_fit_for, model_for, spread_for
 from dicepoker.engine import Action, GameState
 from dicepoker.rules import Rules
 
@@ -54,7 +56,7 @@ def after_value_for(rules: Rules) -> AfterValue:
     if rules.reserve is not None:
         model = model_for(rules)
         if model is not None:
-            return SchoolValue(model, spread_for(rules))
+            return SchoolValue(model, spread_for(rules), duel=duel_fit_for(rules))
     return ZeroAfter()
 
 

@@ -19,7 +19,9 @@ The network is fitted by approximate value iteration on games played by the expe
 (`benchmarks/train_school.py`); its weights are in `data/school_value.json`, one network per sheet
 width. `SchoolValue` evaluates it on every distinct sheet the moves of a turn can leave (a
 combination move's sheet depends on its points, a School closing's on the reserve it leaves) in one
-batch, which is the after-value of the within-turn expectimax (`planner.py`).
+batch, which is the after-value of the within-turn expectimax (`planner.py`). In games with
+rivals a `DuelFit` (made on the expert's own 2-player games) corrects the value and gives the
+spread of a sheet's outcome, and the expert plays for its chance of winning near the end.
 """
 
 from __future__ import annotations
@@ -389,6 +391,78 @@ def spread_for(rules: Rules) -> tuple[float, ...] | None:
     return spread if spread is not None and len(spread) == rules.cells + 1 else None
 
 
+def duel_features(lay: Layout, x: FloatArray) -> FloatArray:
+    """The inputs of the duel correction (`DuelFit`): the network's features `x`, a few products
+    of the turns left, the School cells still open and the reserve (the network's error in games
+    with rivals grows with open School cells and little reserve), and a constant."""
+    turns = x[:, :1] * lay.cells
+    school = x[:, [1 + r for r in lay.school_rows]].sum(axis=1, keepdims=True) * lay.columns
+    reserve = x[:, 1 + 3 * lay.n_rows + 3 * len(lay.school_rows)][:, None] * 20
+    extra = [
+        school / np.maximum(turns, 1),
+        (reserve == 0) * school / 10,
+        school * school / 100,
+        school * turns / 300,
+    ]
+    return np.concatenate([x, *extra, np.ones((len(x), 1))], axis=1)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DuelFit:
+    """What the expert's own games against rivals taught about the network there
+    (`train_school.py --duel-fit`): `correction`, linear weights over `duel_features` fitted to
+    the points the rest of the game brought beyond the network's value (the network, fitted
+    mostly on solitaire games, is too hopeful about open School cells when rivals race for the
+    stars), and `variance`, a network of the squared deviation of those points (points**2),
+    whose root is the spread of a sheet's outcome."""
+
+    correction: FloatArray
+    variance: SchoolNet
+
+    def fits(self, rules: Rules) -> bool:
+        lay = layout(rules)
+        return self.variance.fits(rules) and len(self.correction) == lay.width + 5
+
+    def adjust(self, lay: Layout, x: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Per row of features: the correction (points) and the spread (points)."""
+        correction: FloatArray = duel_features(lay, x) @ self.correction
+        spread: FloatArray = np.sqrt(np.maximum(self.variance(x), 0.0))
+        return correction, spread
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "correction": [float(w) for w in self.correction],
+            "variance": self.variance.as_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DuelFit:
+        return cls(
+            np.asarray(data["correction"], dtype=np.float64), SchoolNet.from_json(data["variance"])
+        )
+
+
+def load_duel_fits(path: Path = DATA) -> dict[int, DuelFit]:
+    """The duel fits in the data file, by number of columns (empty when there is none)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {int(key): DuelFit.from_json(fit) for key, fit in data.get("duel", {}).items()}
+
+
+_DUEL_FITS: dict[int, DuelFit] | None = None
+
+
+def duel_fit_for(rules: Rules) -> DuelFit | None:
+    """The committed duel fit of this sheet width, or None when none was made."""
+    global _DUEL_FITS
+    if _DUEL_FITS is None:
+        _DUEL_FITS = load_duel_fits()
+    fit = _DUEL_FITS.get(rules.columns)
+    return fit if fit is not None and fit.fits(rules) else None
+
+
 # --- the after-value ---------------------------------------------------------------------------
 
 
@@ -478,6 +552,14 @@ def after_positions(table: MoveTable, pos: Position) -> tuple[Position, IntArray
 # 98.68% wins without it, 98.70% with it, the same expected score: no measurable change.
 ENDGAME_TURNS = 12
 WIN_POINTS = 2000.0
+# Before the race, in games with rivals: the after-value is the corrected value minus RISK times
+# the spread of the sheet's outcome (`DuelFit`), so that of two sheets worth the same the safer one
+# is kept (chosen on 2-player games against `greedy`: docs/bots.md).
+RISK = 0.3
+
+
+def _rivals(state: GameState) -> list[int]:
+    return [seat for seat in state.contenders if seat != state.seat and seat not in state.forfeited]
 
 
 def normal_cdf(z: FloatArray) -> FloatArray:
@@ -504,8 +586,10 @@ class SchoolValue:
     final totals: the mover's total + gain + the network's value after the move, each rival's
     total + the network's value of its sheet, the spreads of the turns each has left (a player
     with no turn left has a known total); against several rivals, the product of the chances of
-    finishing ahead of each. `after_parts` gives the objective with the expected points, which
-    the advisor shows."""
+    finishing ahead of each. With a `duel` fit, in games with rivals the network's value is
+    corrected by it (the mover's projected points in the race too), and before the race the
+    after-value is that value less `risk` times the fitted spread of the sheet's outcome.
+    `after_parts` gives the objective with the expected points, which the advisor shows."""
 
     def __init__(
         self,
@@ -513,11 +597,26 @@ class SchoolValue:
         spread: Sequence[float] | None = None,
         endgame: int = ENDGAME_TURNS,
         win_points: float = WIN_POINTS,
+        duel: DuelFit | None = None,
+        risk: float = RISK,
     ) -> None:
         self.model = model
         self.spread = np.asarray(spread, dtype=np.float64) if spread is not None else None
         self.endgame = endgame
         self.win_points = win_points
+        self.duel = duel
+        self.risk = risk
+
+    def racing(self, state: GameState) -> bool:
+        """Whether the mover plays for its chance of winning (its last `endgame` turns of a game
+        with rivals)."""
+        left = state.rules.cells - state.sheet.filled
+        return (
+            self.spread is not None
+            and self.win_points != 0
+            and left <= self.endgame
+            and bool(_rivals(state))
+        )
 
     def after_values(self, table: MoveTable) -> FloatArray:
         return self.after_parts(table)[0]
@@ -527,16 +626,24 @@ class SchoolValue:
         rules = state.rules
         left = rules.cells - state.sheet.filled
         last = left <= 1  # the last move: nothing follows
+        rivals = _rivals(state)
+        duel = self.duel if rivals and not last else None
+        spread_after: FloatArray | None = None
         if last:
             points: FloatArray = np.zeros((len(table.moves), 1, 1))
         else:
+            lay = layout(rules)
             after, where = after_positions(table, state_position(state))
-            points = self.model(encode(layout(rules), after))[where]
-        rivals = [
-            seat for seat in state.contenders if seat != state.seat and seat not in state.forfeited
-        ]
+            x = encode(lay, after)
+            values = self.model(x)
+            if duel is not None:
+                correction, spread_after = duel.adjust(lay, x)
+                values = values + correction
+            points = values[where]
         spread = self.spread
-        if spread is None or not rivals or left > self.endgame or self.win_points == 0:
+        if spread is None or not self.racing(state):
+            if duel is not None and spread_after is not None and self.risk != 0:
+                return points - self.risk * spread_after[where], points
             return points, None
         var: FloatArray = np.zeros((1, 1, 1)) if last else spread[after.turns][where] ** 2
         gain = np.where(np.isfinite(table.gain), table.gain, 0.0)
@@ -562,14 +669,19 @@ class SchoolValue:
 
 __all__ = [
     "DATA",
+    "RISK",
+    "DuelFit",
     "Layout",
     "Position",
     "SchoolNet",
     "SchoolValue",
     "after_positions",
     "claimed_by",
+    "duel_features",
+    "duel_fit_for",
     "encode",
     "layout",
+    "load_duel_fits",
     "load_models",
     "load_spreads",
     "model_for",

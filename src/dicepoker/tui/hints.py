@@ -115,8 +115,9 @@ class ExpectedScoreAdvisor:
                 )
             else:  # pragma: no cover - the advisor lists rolls and moves only
                 continue
-            # Ranked by the expert's measure (`worth`: in the last turns of a School game with
-            # rivals it also counts the chance of winning), so the first hint is the expert's.
+            # Ranked by the expert's measure (`worth`: in a School game with rivals it takes a
+            # margin for risk, and in the last turns counts the chance of winning), so the first
+            # hint is the expert's.
             ranked.append((-option.worth, not isinstance(action, Move), index, hint))
         ranked.sort(key=lambda item: item[:3])
         return [item[3] for item in ranked]

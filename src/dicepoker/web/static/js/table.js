@@ -625,8 +625,8 @@ function heldAction() {
   return kept.length ? `hold ${kept.join(" ")}` : "roll";
 }
 
-/** The advisor's measure of an option: its expected final score, or in the last turns of a game
- * with rivals, where the expert also plays for its chance of winning, the `worth` it ranks by. */
+/** The advisor's measure of an option: its expected final score, or in a School game with rivals
+ * (a margin for risk; in the last turns also the chance of winning) the `worth` it ranks by. */
 function worth(option) {
   return option.worth ?? option.value;
 }
