@@ -690,7 +690,7 @@ def test_train_school_makes_a_duel_fit(tmp_path: Path) -> None:
     rules = get_rules("school", {"columns": 3})
     assert fit.fits(rules)
     x = encode(layout(rules), state_position(two_player_position(rules, 1, 20)))
-    correction, spread = fit.adjust(layout(rules), x)
+    correction, spread = fit.correction_of(layout(rules), x), fit.spread_of(x)
     assert np.isfinite(correction).all() and (spread >= 0).all()
 
 

@@ -347,50 +347,6 @@ def _unpack(data: dict[str, Any]) -> F32Array:
     return np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(shape)
 
 
-def load_models(path: Path = DATA) -> dict[int, SchoolNet]:
-    """The fitted networks in the data file, by number of columns (empty when there is none)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {int(key): SchoolNet.from_json(model) for key, model in data["models"].items()}
-
-
-def load_spreads(path: Path = DATA) -> dict[int, tuple[float, ...]]:
-    """The measured spreads in the data file, by number of columns: `spread[t]` is the standard
-    deviation (points) of what a player's last `t` turns bring beyond the network's estimate."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {
-        int(key): tuple(float(v) for v in values) for key, values in data.get("spread", {}).items()
-    }
-
-
-_MODELS: dict[int, SchoolNet] | None = None
-_SPREADS: dict[int, tuple[float, ...]] | None = None
-
-
-def model_for(rules: Rules) -> SchoolNet | None:
-    """The committed network for this sheet width, or None when none was fitted."""
-    global _MODELS
-    if _MODELS is None:
-        _MODELS = load_models()
-    model = _MODELS.get(rules.columns)
-    return model if model is not None and model.fits(rules) else None
-
-
-def spread_for(rules: Rules) -> tuple[float, ...] | None:
-    """The committed spread of this sheet width (one value per turns left, 0 to every cell), or
-    None when none was measured."""
-    global _SPREADS
-    if _SPREADS is None:
-        _SPREADS = load_spreads()
-    spread = _SPREADS.get(rules.columns)
-    return spread if spread is not None and len(spread) == rules.cells + 1 else None
-
-
 def duel_features(lay: Layout, x: FloatArray) -> FloatArray:
     """The inputs of the duel correction (`DuelFit`): the network's features `x`, a few products
     of the turns left, the School cells still open and the reserve (the network's error in games
@@ -423,11 +379,15 @@ class DuelFit:
         lay = layout(rules)
         return self.variance.fits(rules) and len(self.correction) == lay.width + 5
 
-    def adjust(self, lay: Layout, x: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Per row of features: the correction (points) and the spread (points)."""
+    def correction_of(self, lay: Layout, x: FloatArray) -> FloatArray:
+        """Per row of features: the correction of the network's value (points)."""
         correction: FloatArray = duel_features(lay, x) @ self.correction
+        return correction
+
+    def spread_of(self, x: FloatArray) -> FloatArray:
+        """Per row of features: the spread of the sheet's outcome (points)."""
         spread: FloatArray = np.sqrt(np.maximum(self.variance(x), 0.0))
-        return correction, spread
+        return spread
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -442,24 +402,74 @@ class DuelFit:
         )
 
 
-def load_duel_fits(path: Path = DATA) -> dict[int, DuelFit]:
-    """The duel fits in the data file, by number of columns (empty when there is none)."""
+def _read(path: Path) -> dict[str, Any] | None:
+    """The data file's contents, or None when it cannot be read or parsed."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    return data
+
+
+def _models(data: dict[str, Any] | None) -> dict[int, SchoolNet]:
+    if data is None:
+        return {}
+    return {int(key): SchoolNet.from_json(model) for key, model in data["models"].items()}
+
+
+def _spreads(data: dict[str, Any] | None) -> dict[int, tuple[float, ...]]:
+    if data is None:
+        return {}
+    return {
+        int(key): tuple(float(v) for v in values) for key, values in data.get("spread", {}).items()
+    }
+
+
+def _duel_fits(data: dict[str, Any] | None) -> dict[int, DuelFit]:
+    if data is None:
         return {}
     return {int(key): DuelFit.from_json(fit) for key, fit in data.get("duel", {}).items()}
 
 
-_DUEL_FITS: dict[int, DuelFit] | None = None
+def load_models(path: Path = DATA) -> dict[int, SchoolNet]:
+    """The fitted networks in the data file, by number of columns (empty when there is none)."""
+    return _models(_read(path))
+
+
+def load_spreads(path: Path = DATA) -> dict[int, tuple[float, ...]]:
+    """The measured spreads in the data file, by number of columns: `spread[t]` is the standard
+    deviation (points) of what a player's last `t` turns bring beyond the network's estimate."""
+    return _spreads(_read(path))
+
+
+def load_duel_fits(path: Path = DATA) -> dict[int, DuelFit]:
+    """The duel fits in the data file, by number of columns (empty when there is none)."""
+    return _duel_fits(_read(path))
+
+
+@cache
+def _committed() -> tuple[dict[int, SchoolNet], dict[int, tuple[float, ...]], dict[int, DuelFit]]:
+    """The committed networks, spreads and duel fits: the data file read once per process."""
+    data = _read(DATA)
+    return _models(data), _spreads(data), _duel_fits(data)
+
+
+def model_for(rules: Rules) -> SchoolNet | None:
+    """The committed network for this sheet width, or None when none was fitted."""
+    model = _committed()[0].get(rules.columns)
+    return model if model is not None and model.fits(rules) else None
+
+
+def spread_for(rules: Rules) -> tuple[float, ...] | None:
+    """The committed spread of this sheet width (one value per turns left, 0 to every cell), or
+    None when none was measured."""
+    spread = _committed()[1].get(rules.columns)
+    return spread if spread is not None and len(spread) == rules.cells + 1 else None
 
 
 def duel_fit_for(rules: Rules) -> DuelFit | None:
     """The committed duel fit of this sheet width, or None when none was made."""
-    global _DUEL_FITS
-    if _DUEL_FITS is None:
-        _DUEL_FITS = load_duel_fits()
-    fit = _DUEL_FITS.get(rules.columns)
+    fit = _committed()[2].get(rules.columns)
     return fit if fit is not None and fit.fits(rules) else None
 
 
@@ -610,12 +620,14 @@ class SchoolValue:
     def racing(self, state: GameState) -> bool:
         """Whether the mover plays for its chance of winning (its last `endgame` turns of a game
         with rivals)."""
-        left = state.rules.cells - state.sheet.filled
+        return self._racing(state.rules.cells - state.sheet.filled, _rivals(state))
+
+    def _racing(self, left: int, rivals: list[int]) -> bool:
         return (
             self.spread is not None
             and self.win_points != 0
             and left <= self.endgame
-            and bool(_rivals(state))
+            and bool(rivals)
         )
 
     def after_values(self, table: MoveTable) -> FloatArray:
@@ -628,7 +640,6 @@ class SchoolValue:
         last = left <= 1  # the last move: nothing follows
         rivals = _rivals(state)
         duel = self.duel if rivals and not last else None
-        spread_after: FloatArray | None = None
         if last:
             points: FloatArray = np.zeros((len(table.moves), 1, 1))
         else:
@@ -637,13 +648,12 @@ class SchoolValue:
             x = encode(lay, after)
             values = self.model(x)
             if duel is not None:
-                correction, spread_after = duel.adjust(lay, x)
-                values = values + correction
+                values = values + duel.correction_of(lay, x)
             points = values[where]
         spread = self.spread
-        if spread is None or not self.racing(state):
-            if duel is not None and spread_after is not None and self.risk != 0:
-                return points - self.risk * spread_after[where], points
+        if spread is None or not self._racing(left, rivals):
+            if duel is not None and self.risk != 0:
+                return points - self.risk * duel.spread_of(x)[where], points
             return points, None
         var: FloatArray = np.zeros((1, 1, 1)) if last else spread[after.turns][where] ** 2
         gain = np.where(np.isfinite(table.gain), table.gain, 0.0)
