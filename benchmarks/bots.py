@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/bots.py --workers 2
     .venv/bin/python benchmarks/bots.py --games 2000 --school-games 400 --duel-games 200
 
-Prints, for every preset and level, the mean solitaire score +- its standard error (`--games`
-games for the single-sheet presets, `--school-games` for `school` with 3 columns), the win rate of
+Prints, for every variant and level, the mean solitaire score +- its standard error (`--games`
+games for the single-sheet variants, `--school-games` for `school` with 3 columns), the win rate of
 `expert` against `greedy` and against `basic` in 2-player School games (`--duel-games` each, seats
 alternating; a shared first place counts half), and the decision latency of each level, p50 and
 p95 in milliseconds, over every decision with dice on the table (the first throw of a turn is not
@@ -28,10 +28,11 @@ import numpy as np
 
 from dicepoker.bots import Bot, make_bot
 from dicepoker.dice import SeededDice
-from dicepoker.engine import GameState, apply, new_game, ranking, totals
+from dicepoker.engine import Action, GameState, ranking, totals
 from dicepoker.rules import Rules, get_rules
+from dicepoker.simulate import play_game
 
-PRESETS: dict[str, dict[str, object]] = {
+VARIANTS: dict[str, dict[str, object]] = {
     "yahtzee": {},
     "yahtzee15": {},
     "poker-dice": {},
@@ -47,27 +48,32 @@ class Outcome:
     latency: list[float] = field(default_factory=list)  # seconds, seat 0's decisions
 
 
+class _Timed(Bot):
+    """A bot whose decisions (with dice on the table) are timed into `outcome.latency`."""
+
+    def __init__(self, bot: Bot, outcome: Outcome) -> None:
+        self.bot, self.outcome, self.level = bot, outcome, bot.level
+
+    def choose(self, state: GameState) -> Action:
+        if state.rolls == 0:
+            return self.bot.choose(state)
+        start = time.perf_counter()
+        action = self.bot.choose(state)
+        self.outcome.latency.append(time.perf_counter() - start)
+        return action
+
+
 def play(
     rules: Rules, bots: list[Bot], seed: int, timed: int | None, outcome: Outcome
 ) -> GameState:
-    """One game; the decisions of seat `timed` (if any) are timed into `outcome.latency`."""
-    state = new_game(rules, [f"p{i}" for i in range(len(bots))])
-    dice = SeededDice(seed)
-    clock = time.perf_counter
-    while not state.finished:
-        bot = bots[state.seat]
-        if state.seat == timed and state.rolls > 0:
-            start = clock()
-            action = bot.choose(state)
-            outcome.latency.append(clock() - start)
-        else:
-            action = bot.choose(state)
-        state = apply(state, action, dice)
-    return state
+    """One game, played by the one bot loop (`dicepoker.simulate.play_game`); the decisions of
+    seat `timed` (if any) are timed into `outcome.latency`."""
+    seats = [_Timed(bot, outcome) if seat == timed else bot for seat, bot in enumerate(bots)]
+    return play_game(rules, seats, SeededDice(seed)).state
 
 
-def solitaire(preset: str, level: str, seeds: list[int]) -> Outcome:
-    rules = get_rules(preset, PRESETS[preset])
+def solitaire(variant: str, level: str, seeds: list[int]) -> Outcome:
+    rules = get_rules(variant, VARIANTS[variant])
     outcome = Outcome()
     bot = make_bot(level, seeds[0] if seeds else 0)
     if seeds:  # load tables (the exact solver's) before timing
@@ -80,7 +86,7 @@ def solitaire(preset: str, level: str, seeds: list[int]) -> Outcome:
 
 def duel(level: str, rival: str, seeds: list[int]) -> Outcome:
     """`level` against `rival` in 2-player School games; `level` sits first in even games."""
-    rules = get_rules("school", PRESETS["school"])
+    rules = get_rules("school", VARIANTS["school"])
     outcome = Outcome()
     for seed in seeds:
         mine, theirs = make_bot(level, seed), make_bot(rival, seed + 1)
@@ -123,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--games", type=int, default=10_000, help="single-sheet solitaire games")
     parser.add_argument("--school-games", type=int, default=2_000, help="School solitaire games")
     parser.add_argument("--duel-games", type=int, default=1_000, help="2-player School games")
-    parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--levels", nargs="+", default=list(LEVELS), choices=list(LEVELS))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
@@ -133,16 +139,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     report: dict[str, Any] = {"solitaire": [], "duels": [], "args": vars(args) | {"json": None}}
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         print(
-            f"{'preset':<11} {'level':<7} {'games':>6} {'mean':>9} {'+-se':>6} "
+            f"{'variant':<11} {'level':<7} {'games':>6} {'mean':>9} {'+-se':>6} "
             f"{'p50 ms':>7} {'p95 ms':>7} {'seconds':>8}"
         )
-        for preset in args.presets:
-            games = args.school_games if preset == "school" else args.games
+        for variant in args.variants:
+            games = args.school_games if variant == "school" else args.games
             seeds = list(range(args.seed, args.seed + games))
             for level in args.levels:
                 start = time.perf_counter()
                 jobs = [
-                    pool.submit(solitaire, preset, level, chunk)
+                    pool.submit(solitaire, variant, level, chunk)
                     for chunk in _chunks(seeds, args.workers * 4)
                 ]
                 outcome = _merge([job.result() for job in jobs])
@@ -154,7 +160,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 )
                 seconds = time.perf_counter() - start
                 row = {
-                    "preset": preset,
+                    "variant": variant,
                     "level": level,
                     "games": len(outcome.scores),
                     "mean": round(mean, 3),
@@ -165,11 +171,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 }
                 report["solitaire"].append(row)
                 print(
-                    f"{preset:<11} {level:<7} {row['games']:>6} {mean:>9.2f} {se:>6.2f} "
+                    f"{variant:<11} {level:<7} {row['games']:>6} {mean:>9.2f} {se:>6.2f} "
                     f"{p50:>7.2f} {p95:>7.2f} {seconds:>8.0f}",
                     flush=True,
                 )
-        if "school" in args.presets and "expert" in args.levels and args.duel_games > 0:
+        if "school" in args.variants and "expert" in args.levels and args.duel_games > 0:
             seeds = list(range(args.seed, args.seed + args.duel_games))
             for rival in ("greedy", "basic"):
                 start = time.perf_counter()

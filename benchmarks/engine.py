@@ -1,4 +1,4 @@
-"""Full random games per second for every preset, and `yahtzee` against the PyPI engine pyhtzee.
+"""Full random games per second for every variant, and `yahtzee` against the PyPI engine pyhtzee.
 
 Each game is played from the empty sheet to the end by picking uniformly among the legal actions
 the engine lists, and applying the choice through `apply`, which validates every action (full
@@ -20,11 +20,11 @@ from functools import partial
 
 from dicepoker.dice import SeededDice
 from dicepoker.engine import apply, legal_actions, new_game
-from dicepoker.rules import get_rules, preset_names
+from dicepoker.rules import get_rules, variant_names
 
 
-def play_ours(preset: str, games: int, seed: int) -> None:
-    rules = get_rules(preset)
+def play_ours(variant: str, games: int, seed: int) -> None:
+    rules = get_rules(variant)
     choose = random.Random(seed).choice
     dice = SeededDice(seed + 1)
     for _ in range(games):
@@ -59,9 +59,9 @@ def main() -> None:
     args = parser.parse_args()
     games, repeat = args.games, args.repeat
     results: dict[str, float] = {}
-    for preset in preset_names():
-        results[preset] = rate(partial(play_ours, preset, games, 7), games, repeat)
-        print(f"{preset:<11} {results[preset]:9.0f} games/s")
+    for variant in variant_names():
+        results[variant] = rate(partial(play_ours, variant, games, 7), games, repeat)
+        print(f"{variant:<11} {results[variant]:9.0f} games/s")
     theirs = rate(lambda: play_pyhtzee(games, 7), games, repeat)
     ratio = results["yahtzee"] / theirs
     print(f"{'pyhtzee':<11} {theirs:9.0f} games/s   (yahtzee, same number of games)")

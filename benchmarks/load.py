@@ -11,7 +11,9 @@ on a WebSocket (with two processes, the two seats of a game on different process
 event crosses Redis), then for `--seconds` lets each person act on their turn after a random
 think time (`--think`, uniform, seconds): roll, sometimes hold some dice and roll again, then a
 random legal cell move with the best immediate gain more often than not. A finished game is
-replaced by a new one, so N games run all the time.
+replaced by a new one, so N games run all the time. The measured period starts once every game is
+under way (its second seat, person or bot, has moved: each server process's bot worker has started
+and thought once), so that it measures the load, not the start of the processes.
 
 Prints: games, moves per second (people and bots), the intent-to-broadcast latency p50/p99 (from
 sending an intent to each of the game's sockets receiving its event, the actor's and, with two
@@ -42,7 +44,7 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from dicepoker.server.protocol import socket_protocols
+from dicepoker.protocol import socket_protocols
 from dicepoker.server.store import create_database
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
@@ -117,7 +119,7 @@ def start_server(port: int, database: str, redis: str | None, bot_delay: float) 
         if process.poll() is not None:
             raise SystemExit(f"server on port {port} exited with {process.returncode}")
         try:
-            if httpx.get(server.url + "/api/presets", timeout=2).status_code == 200:
+            if httpx.get(server.url + "/api/variants", timeout=2).status_code == 200:
                 return server
         except httpx.TransportError:
             time.sleep(0.1)  # readiness poll
@@ -135,6 +137,7 @@ class Stats:
     games_finished: int = 0
     games_created: int = 0
     games_running: set[str] = field(default_factory=set)  # games that ran the whole period
+    under_way: set[str] = field(default_factory=set)  # games whose second seat has moved
     driver_lag: list[float] = field(default_factory=list)  # the driver's own event-loop delays
     measuring: bool = False
 
@@ -181,6 +184,8 @@ class Person:
                         self.seat = message["seat"]
                         self.welcomed.set()
                     elif kind == "event":
+                        if message["seat"] == 1:
+                            self.stats.under_way.add(self.game_id)
                         sent = self.stats.sent.get((self.game_id, message["seq"]))
                         if sent is not None and self.stats.measuring:
                             self.stats.latencies.append(now - sent)
@@ -224,6 +229,7 @@ class Person:
 
 
 BOTS = ["greedy", "expert"]
+UNDER_WAY_SECONDS = 120.0  # at most this long for every game to be under way before measuring
 
 
 async def create_game(
@@ -320,6 +326,9 @@ async def drive(
         ]
         for _ in range(games):  # every game created and every person connected
             await ready.get()
+        deadline = time.perf_counter() + UNDER_WAY_SECONDS
+        while not stats.games_running <= stats.under_way and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)  # every game under way (a game that is not shows below)
         # The driver's own collector pauses would count as server latency: none while measuring
         # (what the driver allocates in a minute is small; it collects again afterwards).
         gc.collect()

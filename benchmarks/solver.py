@@ -61,8 +61,8 @@ def best_time(run: Callable[[], object], repeat: int) -> float:
     return best
 
 
-def build_ours(preset: str) -> Callable[[], object]:
-    spec = build_spec(get_rules(preset))
+def build_ours(variant: str) -> Callable[[], object]:
+    spec = build_spec(get_rules(variant))
     return lambda: build_table(spec)
 
 
@@ -113,12 +113,12 @@ def main() -> None:
     print(f"  ours / theirs = {ratio:.3f}   (target <= 0.25)")
     out["yahtzee_build"] = {"ours": ours_t, "yatzy_solver": theirs_t, "ratio": ratio}
 
-    for preset in ("yahtzee15", "poker-dice"):
-        build = build_ours(preset)
+    for variant in ("yahtzee15", "poker-dice"):
+        build = build_ours(variant)
         build()
         seconds = best_time(build, repeat)
-        print(f"{preset} build: {seconds:.3f} s")
-        out[f"{preset}_build"] = seconds
+        print(f"{variant} build: {seconds:.3f} s")
+        out[f"{variant}_build"] = seconds
 
     if not args.skip_fresh:
         fresh = fresh_build()

@@ -54,7 +54,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -62,130 +62,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dicepoker.bots import make_bot
-from dicepoker.bots.base import Bot
-from dicepoker.bots.planner import FloatArray, Planner, ZeroAfter
+from dicepoker.bots.planner import FloatArray
 from dicepoker.bots.school_value import (
     DATA,
     DuelFit,
     SchoolNet,
-    SchoolValue,
     duel_features,
-    encode,
     layout,
     load_models,
-    state_position,
 )
-from dicepoker.dice import SeededDice
-from dicepoker.engine import Move, apply, new_game, ranking, sheet_breakdown, totals
 from dicepoker.rules import get_rules
-
-F32 = NDArray[np.float32]
-
-
-@dataclass
-class Samples:
-    """The expert's turns: features at the turn's start `x`, the turn's expected value `expect`,
-    what it brought `gain`; `last` marks a player's last turn (the sequences are per game and
-    seat, in order). `scores` are the solitaire totals, `wins` the duel results (1, 0.5, 0) by
-    rival."""
-
-    x: F32
-    expect: FloatArray
-    gain: FloatArray
-    last: NDArray[np.bool_]
-    scores: list[int] = field(default_factory=list)
-    wins: dict[str, list[float]] = field(default_factory=dict)
-
-    @classmethod
-    def join(cls, parts: list[Samples]) -> Samples:
-        wins: dict[str, list[float]] = {}
-        for part in parts:
-            for rival, results in part.wins.items():
-                wins.setdefault(rival, []).extend(results)
-        return cls(
-            np.concatenate([p.x for p in parts]),
-            np.concatenate([p.expect for p in parts]),
-            np.concatenate([p.gain for p in parts]),
-            np.concatenate([p.last for p in parts]),
-            [score for p in parts for score in p.scores],
-            wins,
-        )
-
-
-def game_kind(seed: int, duels: float, rivals: list[str]) -> str | None:
-    """None for a solitaire game, else the rival of a 2-player game (a fixed draw per seed)."""
-    draw = np.random.default_rng(seed).random()
-    if not rivals or draw >= duels:
-        return None
-    return rivals[int(draw / duels * len(rivals)) % len(rivals)]
-
-
-def play(
-    columns: int,
-    model_json: dict[str, Any] | None,
-    seeds: list[int],
-    duels: float,
-    rivals: list[str],
-) -> Samples:
-    """Play one game per seed; record every turn of the expert's seats."""
-    rules = get_rules("school", {"columns": columns})
-    lay = layout(rules)
-    model = SchoolNet.from_json(model_json) if model_json is not None else None
-    xs: list[FloatArray] = []
-    expect: list[float] = []
-    gain: list[float] = []
-    last: list[bool] = []
-    out = Samples(np.zeros((0, lay.width), np.float32), np.zeros(0), np.zeros(0), np.zeros(0, bool))
-    for seed in seeds:
-        kind = game_kind(seed, duels, rivals)
-        learner = Planner(SchoolValue(model) if model is not None else ZeroAfter())
-        players: list[Planner | Bot]
-        if kind is None:
-            players, learning = [learner], {0}
-        elif kind == "self":
-            players, learning = [learner, Planner(learner.after)], {0, 1}
-        else:
-            rival = make_bot(kind, seed)
-            first = seed % 2 == 0
-            players, learning = ([learner, rival], {0}) if first else ([rival, learner], {1})
-        dice = SeededDice(seed)
-        state = new_game(rules, [f"p{i}" for i in range(len(players))])
-        turns: dict[int, list[tuple[FloatArray, float, float]]] = {seat: [] for seat in learning}
-        pending: tuple[FloatArray, float] | None = None
-        while not state.finished:
-            seat = state.seat
-            player = players[seat]
-            if seat in learning and state.rolls == 1:
-                assert isinstance(player, Planner)
-                plan = player.plan(state)
-                pending = (encode(lay, state_position(state))[0], plan.turn_value())
-            action = player.choose(state)
-            after = apply(state, action, dice)
-            if seat in learning and isinstance(action, Move):
-                assert pending is not None
-                before = sheet_breakdown(rules, state.sheets[seat]).total
-                points = float(sheet_breakdown(rules, after.sheets[seat]).total - before)
-                turns[seat].append((pending[0], pending[1], points))
-                pending = None
-            state = after
-        for seat in sorted(learning):  # one sequence per seat, in order, ending with `last`
-            for t, (x, value, brought) in enumerate(turns[seat]):
-                xs.append(x)
-                expect.append(value)
-                gain.append(brought)
-                last.append(t == len(turns[seat]) - 1)
-        if kind is None:
-            out.scores.append(totals(state)[0])
-        elif kind != "self":
-            seat = 0 if seed % 2 == 0 else 1
-            winners = [s.seat for s in ranking(state) if s.place == 1]
-            out.wins.setdefault(kind, []).append(1 / len(winners) if seat in winners else 0.0)
-    out.x = np.array(xs, dtype=np.float32).reshape(-1, lay.width)
-    out.expect = np.array(expect)
-    out.gain = np.array(gain, dtype=np.float64)
-    out.last = np.array(last, dtype=np.bool_)
-    return out
+from school_samples import F32, Samples, play
 
 
 def returns(samples: Samples, lam: float) -> FloatArray:

@@ -9,19 +9,33 @@ the page is checked against. No helper sleeps: waits are Playwright's auto-waiti
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 import httpx
-from playwright.sync_api import ConsoleMessage, Dialog, Error, Locator, Page, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Dialog,
+    Error,
+    Locator,
+    Page,
+    Route,
+    WebSocketRoute,
+    expect,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from dicepoker.engine import GameState, breakdown
+from dicepoker.record import replay
 from live_server import LiveServer
 
 ROOT: Final = Path(__file__).resolve().parent.parent
@@ -29,7 +43,7 @@ GOLDEN: Final = ROOT / "tests" / "golden" / "spec_examples"
 CHROMIUM: Final = "/usr/bin/chromium"
 CHROMIUM_ARGS: Final = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
-#: The words the tests look for, per language (from the catalogs in src/dicepoker/web/locales).
+#: The words the tests look for, per language (from the catalogs in src/dicepoker/i18n/locales).
 WORDS: Final[dict[str, dict[str, str]]] = {
     "en": {
         "html_lang": "en",
@@ -146,6 +160,114 @@ class Person:
         assert self.dialogs == [], self.dialogs
 
 
+OpenPerson = Callable[..., Person]
+
+
+def people(browser: Browser) -> Iterator[OpenPerson]:
+    """The `open_person` fixture of the browser test modules (`pytest.fixture(people,
+    name="open_person")`): open_person(**context_options) -> a Person on a fresh page of a fresh
+    context (own cookies and localStorage, hence own seat tokens); all closed at the end."""
+    contexts: list[BrowserContext] = []
+
+    def make(**options: Any) -> Person:
+        context = browser.new_context(**options)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return Person(context.new_page())
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def with_tokens(person: Person, game: dict[str, Any], *seats: int) -> Person:
+    """Give `person`'s browser the seat tokens of `game` (created over the API) for `seats`, as
+    the lobby would have kept them."""
+    tokens = json.dumps({str(seat): game["seats"][seat]["token"] for seat in seats})
+    person.page.context.add_init_script(
+        f"localStorage.setItem({json.dumps('dicepoker:tokens:' + game['id'])}, "
+        f"{json.dumps(tokens)})"
+    )
+    return person
+
+
+def rewrite_rules(page: Page, change: Callable[[dict[str, Any]], None]) -> None:
+    """Let `change` edit the rules of every position the server sends `page` (the game's first
+    look over HTTP and every WebSocket message): a page that reads its layout from the rules
+    follows the edit, one that assumes a variant's layout does not."""
+
+    def edit(data: Any) -> Any:
+        state = data.get("state") if isinstance(data, dict) else None
+        if isinstance(state, dict) and isinstance(state.get("rules"), dict):
+            change(state["rules"])
+        return data
+
+    def http(route: Route) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, json=edit(response.json()))
+
+    def socket(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        server.on_message(lambda message: ws.send(json.dumps(edit(json.loads(message)))))
+
+    page.route(re.compile(r"/api/games/[A-Za-z0-9_-]+$"), http)
+    page.route_web_socket(re.compile(r"/ws/games/"), socket)
+
+
+# --- a finished game ---------------------------------------------------------------------------
+
+
+def totals(state: GameState) -> list[int]:
+    """Every player's total in `state`, from the engine."""
+    return [breakdown(state, seat).total for seat in range(len(state.players))]
+
+
+def end_screen(page: Page, api: Api, game_id: str, me: str | None) -> dict[str, Any]:
+    """The end screen shows the server's ranking and totals; returns the server's game."""
+    end = page.locator("#end")
+    expect(end).to_be_visible()
+    data = api.game(game_id)
+    assert data["status"] == "finished"
+    state = data["state"]
+    assert state["finished"] is True
+    players = state["players"]
+    expected = [(players[s]["name"], players[s]["total"]) for s in state["ranking"]]
+    ranking = page.locator("#ranking li")
+    expect(ranking).to_have_count(len(players))
+    names = ranking.locator(".rank-name").all_inner_texts()
+    scores = [number(text) for text in ranking.locator(".rank-total").all_inner_texts()]
+    assert list(zip(names, scores, strict=True)) == expected
+    places = [number(text) for text in ranking.locator(".rank-place").all_inner_texts()]
+    assert places == [players[s]["place"] for s in state["ranking"]]
+    assert shown_totals(page) == {p["name"]: p["total"] for p in players}
+    # The view's `winner` stays null when a School game simply ends; the page names the sole
+    # leader. (With a tie for first place it still names one player: not checked here.)
+    leaders = [p["name"] for p in players if p["place"] == 1]
+    if len(leaders) == 1:
+        title = "You win!" if leaders[0] == me else f"{leaders[0]} wins!"
+        expect(page.locator("#end-title")).to_have_text(title)
+    expect(page.locator("#turn-msg")).to_have_text("Game over")
+    expect(page.locator("#roll-button")).to_be_hidden()
+    return data
+
+
+def download_record(page: Page) -> dict[str, Any]:
+    """Click "Download the record" on the end screen and read the file the browser saved."""
+    with page.expect_download() as info:
+        page.get_by_role("link", name="Download the record").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".json")
+    record: dict[str, Any] = json.loads(Path(download.path()).read_text(encoding="utf-8"))
+    return record
+
+
+def check_record(record: dict[str, Any], data: dict[str, Any]) -> None:
+    """The record replays to the finished game the server shows."""
+    state = replay(record).state
+    assert state.finished is True
+    assert totals(state) == [p["total"] for p in data["state"]["players"]]
+
+
 # --- the lobby ---------------------------------------------------------------------------------
 
 
@@ -160,14 +282,14 @@ class Seat:
 def create_in_lobby(
     page: Page, base_url: str, seats: list[Seat], *, columns: int = 1, lang: str = "en"
 ) -> str:
-    """Fill the lobby's "New game" form (preset School) and start; returns the game id."""
+    """Fill the lobby's "New game" form (variant School) and start; returns the game id."""
     words = WORDS[lang]
     if not page.url.startswith(base_url) or urlpath(page.url) != "/":
         page.goto(base_url + "/")
     school = page.get_by_role("radio", name=re.compile("^" + re.escape(words["school"])))
     school.check()
     expect(school).to_be_checked()
-    # The options appear once the presets have loaded.
+    # The options appear once the variants have loaded.
     page.get_by_label(words["columns"]).fill(str(columns))
     add = page.locator("#add-seat")
     while page.locator("#seat-list li").count() < len(seats):
@@ -306,12 +428,12 @@ def best_move(legal: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def keep_for(dice: list[int]) -> list[int]:
-    """The dice a plain player keeps: those showing the most common face (never all five)."""
+    """The dice a plain player keeps: those showing the most common face (never all of them)."""
     face, _count = Counter(dice).most_common(1)[0]
     keep = [i for i, value in enumerate(dice) if value == face]
     if len(keep) == 1:
-        keep = [max(range(5), key=lambda i: dice[i])]
-    return keep if len(keep) < 5 else []
+        keep = [max(range(len(dice)), key=lambda i: dice[i])]
+    return keep if len(keep) < len(dice) else []
 
 
 @dataclass
@@ -362,7 +484,10 @@ class TurnPlayer:
                 if not kept:
                     break  # five of a kind: nothing to roll for
                 self._hold(page, kept, keyboard=keyboard)
-                expect(button).to_have_text(f"Roll {5 - len(kept)} dice")
+                left = len(dice) - len(kept)
+                expect(button).to_have_text(
+                    f"Roll {left} die" if left == 1 else f"Roll {left} dice"
+                )
             if keyboard:
                 page.keyboard.press("r")
             else:
@@ -382,12 +507,16 @@ class TurnPlayer:
         choice = best_move(legal)
         action: str = choice["action"]
         cell = page.locator(f'#main-sheet td.legal button.move[data-action="{action}"]')
+        # A zero or a strike is asked twice: the first press arms it, the second makes it.
+        presses = 2 if choice["verb"] in ("zero", "strike") else 1
         if keyboard:
             self._choose_with_keys(page, choice)
             expect(cell).to_be_focused()
-            page.keyboard.press("Enter")
+            for _ in range(presses):
+                page.keyboard.press("Enter")
         else:
-            self._press(cell)
+            for _ in range(presses):
+                self._press(cell)
         self.api.wait_for_game(self.game_id, lambda g: g["seq"] > seq)
         record = self.api.record(self.game_id)
         assert record["turns"][done].get("move") == action, (record["turns"][done], action)

@@ -1,14 +1,24 @@
-"""Real servers for the tests: `dicepoker serve` in a subprocess on a free loopback port."""
+"""Real servers for the tests: `dicepoker serve` in a subprocess on a free loopback port.
+
+Each server runs in a session (and process group) of its own, which its children (the bot
+worker, the resource tracker, the server processes of `--workers N`) share; stopping a server
+waits for the whole group to end, and kills what is left, so that no test leaves a process
+behind even where the server's own mechanism (dicepoker.server.lifeline) failed. That mechanism
+is proved on its own by tests/test_children.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +27,7 @@ from typing import Any
 import httpx
 
 from dicepoker.server.store import create_database
+from processes import end_group
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 #: Tests play far faster than people: their servers run without rate limits unless a test
@@ -69,6 +80,10 @@ class LiveServer:
     redis: str | None = None  # several processes share games through this Redis
     lease_ms: int | None = None  # how soon another process takes over bots and clocks
     limits: tuple[str, ...] = NO_LIMITS  # `dicepoker serve` options of the limits
+    workers: int = 1  # server processes (more than one needs PostgreSQL and Redis)
+    #: The server's stderr: a file it appends to, not a pipe nobody reads (a server writing much
+    #: would block on a full pipe), read back when something goes wrong.
+    log: Any = field(default_factory=lambda: tempfile.TemporaryFile("a+b"))  # noqa: SIM115
 
     @property
     def url(self) -> str:
@@ -91,36 +106,58 @@ class LiveServer:
         ]
         if self.redis:
             command += ["--redis-url", self.redis]
+        if self.workers != 1:
+            command += ["--workers", str(self.workers)]
         command += self.limits
         env = dict(os.environ)
         if self.lease_ms is not None:
             env["DICEPOKER_LEASE_MS"] = str(self.lease_ms)
         self.process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            env=env,
+            start_new_session=True,  # its own process group: see the module's docstring
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"server exited with {self.process.returncode}: {err}")
+                end_group(self.process.pid)  # its children write to its stderr too
+                err = self.log_tail()
+                code = self.process.returncode
+                self.stop()
+                raise RuntimeError(f"server exited with {code}: {err}")
             try:
-                if httpx.get(self.url + "/api/presets", timeout=1.0).status_code == 200:
+                if httpx.get(self.url + "/api/variants", timeout=1.0).status_code == 200:
                     return self
             except httpx.TransportError:
                 time.sleep(0.05)  # readiness poll, not a timing assumption
+        self.stop(kill=True)
         raise RuntimeError("server did not start in time")
 
     def stop(self, kill: bool = False) -> None:
-        if self.process is None:
+        """Stop the server (SIGTERM, or SIGKILL with `kill`), then end its process group: what
+        the server started gets a grace to end by itself, and is killed after it."""
+        process, self.process = self.process, None
+        if process is None:
             return
-        if kill:
-            self.process.kill()
-        else:
-            self.process.terminate()
-        self.process.wait(timeout=15)
-        if self.process.stderr:
-            self.process.stderr.close()
-        self.process = None
+        try:
+            if process.poll() is None:
+                process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()  # then the group below, and the test fails on the timeout
+                process.wait(timeout=15)
+                raise
+        finally:
+            killed = end_group(process.pid)
+            if killed:
+                warnings.warn(
+                    f"killed what the server left running: {[str(proc) for proc in killed]}",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
 
     def restart(self, *, kill: bool = False, bot_delay: float | None = None) -> None:
         self.stop(kill=kill)
@@ -128,8 +165,18 @@ class LiveServer:
             self.bot_delay = bot_delay
         self.start()
 
+    def log_tail(self, size: int = 6000) -> str:
+        """The end of what the server wrote on stderr (its tracebacks)."""
+        self.log.seek(0, os.SEEK_END)
+        end = self.log.tell()
+        self.log.seek(max(0, end - size))
+        text: str = self.log.read().decode(errors="replace")
+        return text
+
     def get(self, path: str) -> Any:
         response = httpx.get(self.url + path, timeout=10.0)
+        if response.status_code >= 500:
+            raise AssertionError(f"{path} answered {response.status_code}:\n{self.log_tail()}")
         response.raise_for_status()
         return response.json()
 

@@ -1,7 +1,7 @@
 """Helpers shared by the test modules: build positions with exact dice, read cells, check parts.
 
-Expected values in the tests are worked out by hand from the rules contract
-(/work/shared/spec/rules.md); these helpers only drive the engine, they never compute scores.
+Expected values in the tests are worked out by hand from the rules contract (our own words of it:
+docs/rules/ and docs/record.md); these helpers only drive the engine, they never compute scores.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dicepoker.engine import (
     apply,
     breakdown,
     cell_moves,
-    hold,
+    keep,
     legal_actions,
     new_game,
     parse_action,
@@ -34,11 +34,11 @@ from dicepoker.engine import (
 from dicepoker.rules import Rules, get_rules
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_EXAMPLES = REPO.parent / "shared" / "spec" / "examples"
+# The project's own copies of the rules contract's example records, with their expected results.
 LOCAL_EXAMPLES = Path(__file__).resolve().parent / "golden" / "spec_examples"
 
-# (preset, options) pairs that cover every preset and the option switches that change the rules.
-PRESET_CASES: list[tuple[str, dict[str, object]]] = [
+# (variant, options) pairs that cover every variant and the option switches that change the rules.
+VARIANT_CASES: list[tuple[str, dict[str, object]]] = [
     ("school", {}),
     ("school", {"columns": 1}),
     ("yahtzee", {}),
@@ -116,7 +116,7 @@ def case_id(case: tuple[str, dict[str, object]]) -> str:
 
 
 def start(name: str, players: int = 1, **options: object) -> GameState:
-    """A fresh game of preset `name` for `players` players named P0, P1, ..."""
+    """A fresh game of variant `name` for `players` players named P0, P1, ..."""
     return new_game(get_rules(name, options), [f"P{i}" for i in range(players)])
 
 
@@ -125,9 +125,9 @@ def roll(state: GameState, dice: Sequence[int]) -> GameState:
     return apply(state, ROLL, FixedDice(dice))
 
 
-def reroll(state: GameState, keep: Sequence[int], fresh: Sequence[int]) -> GameState:
-    """A later roll holding `keep`; the thrown dice show `fresh` (in position order)."""
-    action = hold(*keep) if keep else ROLL
+def reroll(state: GameState, kept: Sequence[int], fresh: Sequence[int]) -> GameState:
+    """A later roll keeping `kept`; the thrown dice show `fresh` (in position order)."""
+    action = keep(*kept) if kept else ROLL
     return apply(state, action, FixedDice(fresh))
 
 
@@ -148,6 +148,17 @@ def act(state: GameState, text: str) -> GameState:
 def turn(state: GameState, dice: Sequence[int], move: str) -> GameState:
     """A whole one-roll turn: throw `dice`, then play `move`."""
     return act(roll(state, dice), move)
+
+
+#: Turns to play: the dice of each turn's only roll and the move that ends it.
+Script = list[tuple[tuple[int, ...], str]]
+
+
+def play_script(state: GameState, script: Script) -> GameState:
+    """Play `script`'s turns in order (each a single roll and its move)."""
+    for dice, move in script:
+        state = turn(state, dice, move)
+    return state
 
 
 def held_turn(state: GameState, dice: Sequence[int], move: str) -> GameState:
@@ -212,7 +223,7 @@ def expected_total(state: GameState, seat: int) -> int:
             if row.section == "upper":
                 upper_sum += sum(c.points for c in sheet.row_cells(rules, index) if c is not None)
         upper = rules.upper_bonus.points if upper_sum >= rules.upper_bonus.threshold else 0
-    penalty = 200 * zeros if rules.preset == "school" else 0
+    penalty = 200 * zeros if rules.variant == "school" else 0
     stars = sum(b.value for b in sheet.stars)
     return points + stars + upper + sheet.yahtzee_bonus + sheet.reserve - penalty
 
@@ -230,7 +241,7 @@ def check_parts(state: GameState) -> None:
             - parts.zero_penalty
         )
         assert parts.total == expected_total(state, seat)
-        if state.rules.preset == "school":
+        if state.rules.variant == "school":
             assert parts.zero_penalty == 200 * parts.zeros
         assert parts.reserve >= 0
 

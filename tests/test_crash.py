@@ -27,7 +27,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from dicepoker.record import replay, summary
+from dicepoker.record import replay
 from dicepoker.server.store import Store, StoredEvent
 from live_server import LiveServer, fresh_postgres_database
 
@@ -108,7 +108,7 @@ class Seat:
             return "roll"
         if turn["can_roll"] and self.rng.random() < 0.5:
             held = sorted(self.rng.sample(range(5), self.rng.randrange(0, 5)))
-            return "roll" if not held else "hold " + " ".join(map(str, held))
+            return "roll" if not held else "keep " + " ".join(map(str, held))
         return str(self.rng.choice(turn["legal"])["action"])
 
 
@@ -163,8 +163,8 @@ def test_sigkill_loses_no_acknowledged_move(database: str) -> None:
             for seq, (seat_number, action) in seat.acked.items():
                 assert (events[seq - 1].seat, events[seq - 1].action) == (seat_number, action)
             record = server.get(f"/api/games/{seat.game_id}/record")
-            result = summary(replay(record).state)  # not corrupted: the engine replays it
-            assert result["finished"], "every game can be finished after the restarts"
+            replayed = replay(record).state  # not corrupted: the engine replays it
+            assert replayed.finished, "every game can be finished after the restarts"
         assert sum(len(seat.acked) for seat in seats) > KILLS
         assert sum(seat.reconnects for seat in seats) >= KILLS  # clients came back by themselves
     finally:

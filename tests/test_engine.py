@@ -24,12 +24,12 @@ from dicepoker.engine import (
     RollError,
     apply,
     cell_moves,
-    hold,
+    keep,
     legal_actions,
     parse_action,
 )
 from support import (
-    PRESET_CASES,
+    VARIANT_CASES,
     action_universe,
     all_rolls,
     case_id,
@@ -41,15 +41,15 @@ from support import (
 
 def _positions(name: str, options: dict[str, object]) -> list[GameState]:
     """A handful of positions of a 2-player game: before a roll, after one, two and three rolls,
-    the second player's turn, and a Joker position where the preset has one."""
+    the second player's turn, and a Joker position where the variant has one."""
     state = start(name, 2, **options)
     out = [state]
     first = roll(state, [1, 2, 3, 4, 6])
     out.append(first)
-    second = apply(first, hold(0, 1), FixedDice([3, 3, 3]))
+    second = apply(first, keep(0, 1), FixedDice([3, 3, 3]))
     out.append(second)
     if state.rules.rolls_per_turn > 2:
-        out.append(apply(second, hold(0, 1, 2, 3), FixedDice([5])))
+        out.append(apply(second, keep(0, 1, 2, 3), FixedDice([5])))
     moved = apply(first, cell_moves(first)[0])
     out.append(moved)
     out.append(roll(moved, [5, 5, 5, 5, 5]))
@@ -58,7 +58,7 @@ def _positions(name: str, options: dict[str, object]) -> list[GameState]:
 
 POSITION_PARAMS = [
     pytest.param(name, options, index, id=f"{case_id((name, options))}-{index}")
-    for name, options in PRESET_CASES
+    for name, options in VARIANT_CASES
     for index in range(6)
 ]
 
@@ -68,7 +68,7 @@ def _position(name: str, options: dict[str, object], index: int) -> GameState:
     return positions[min(index, len(positions) - 1)]
 
 
-@pytest.mark.parametrize("case", PRESET_CASES, ids=case_id)
+@pytest.mark.parametrize("case", VARIANT_CASES, ids=case_id)
 def test_only_roll_before_the_first_roll(case: tuple[str, dict[str, object]]) -> None:
     name, options = case
     state = start(name, 2, **options)
@@ -78,7 +78,7 @@ def test_only_roll_before_the_first_roll(case: tuple[str, dict[str, object]]) ->
     assert legal_actions(later) == (ROLL,)
 
 
-@pytest.mark.parametrize("case", PRESET_CASES, ids=case_id)
+@pytest.mark.parametrize("case", VARIANT_CASES, ids=case_id)
 def test_rolls_and_holds_while_rolls_remain(case: tuple[str, dict[str, object]]) -> None:
     name, options = case
     state = roll(start(name, 2, **options), [1, 2, 3, 4, 6])
@@ -94,7 +94,7 @@ def test_rolls_and_holds_while_rolls_remain(case: tuple[str, dict[str, object]])
     # After the last roll only cell moves remain.
     last = state
     while last.rolls < last.rules.rolls_per_turn:
-        last = apply(last, hold(0), FixedDice([6, 6, 6, 6]))
+        last = apply(last, keep(0), FixedDice([6, 6, 6, 6]))
     assert legal_actions(last) == cell_moves(last)
     assert not any(isinstance(a, Roll) for a in legal_actions(last))
 
@@ -136,10 +136,10 @@ def test_refusal_kinds() -> None:
     with pytest.raises(MoveError):
         apply(state, Move("score", "sum"))  # no roll yet
     with pytest.raises(RollError):
-        apply(state, hold(0), SeededDice(0))  # nothing to hold before the first roll
+        apply(state, keep(0), SeededDice(0))  # nothing to hold before the first roll
     rolled = roll(state, [1, 2, 3, 4, 6])
     with pytest.raises(RollError):
-        apply(rolled, hold(0, 1, 2, 3, 4), SeededDice(0))  # every die held
+        apply(rolled, keep(0, 1, 2, 3, 4), SeededDice(0))  # every die held
     with pytest.raises(RollError):
         apply(rolled, Roll((0, 5)), SeededDice(0))  # no die 5
     with pytest.raises(RollError):
@@ -174,7 +174,7 @@ def test_out_of_turn_is_refused() -> None:
     assert state.rolls == 1
 
 
-@pytest.mark.parametrize("case", PRESET_CASES, ids=case_id)
+@pytest.mark.parametrize("case", VARIANT_CASES, ids=case_id)
 def test_game_over_is_refused(case: tuple[str, dict[str, object]]) -> None:
     name, options = case
     last = start(name, 1, **options)
@@ -237,10 +237,10 @@ def test_state_does_not_change_when_applying() -> None:
     ("text", "action"),
     [
         ("roll", ROLL),
-        ("hold 0 1", hold(0, 1)),
-        ("hold 0 1", Roll((0, 1))),
-        ("hold 4", Roll((4,))),
-        ("hold 0 1 2 3", Roll((0, 1, 2, 3))),
+        ("keep 0 1", keep(0, 1)),
+        ("keep 0 1", Roll((0, 1))),
+        ("keep 4", Roll((4,))),
+        ("keep 0 1 2 3", Roll((0, 1, 2, 3))),
         ("score full_house", Move("score", "full_house")),
         ("strike pair", Move("strike", "pair")),
         ("zero threes", Move("zero", "threes")),
@@ -254,13 +254,19 @@ def test_notation_round_trip(text: str, action: Action) -> None:
     assert parse_action(str(action)) == action
 
 
-def test_hold_positions_in_any_order() -> None:
-    assert parse_action("hold 3 1") == Roll((1, 3))
-    assert str(parse_action("hold 3 1")) == "hold 1 3"
-    assert hold(4, 0, 2) == Roll((0, 2, 4))
+def test_keep_positions_in_any_order() -> None:
+    assert parse_action("keep 3 1") == Roll((1, 3))
+    assert str(parse_action("keep 3 1")) == "keep 1 3"
+    assert keep(4, 0, 2) == Roll((0, 2, 4))
 
 
-@pytest.mark.parametrize("case", PRESET_CASES, ids=case_id)
+def test_hold_is_read_as_keep() -> None:
+    """`hold`, the word of earlier versions (and of old servers' stored events), still reads."""
+    assert parse_action("hold 3 1") == Roll((1, 3)) == parse_action("keep 1 3")
+    assert str(parse_action("hold 0")) == "keep 0"
+
+
+@pytest.mark.parametrize("case", VARIANT_CASES, ids=case_id)
 def test_every_legal_action_round_trips(case: tuple[str, dict[str, object]]) -> None:
     name, options = case
     state = roll(start(name, 1, **options), [1, 2, 3, 4, 6])

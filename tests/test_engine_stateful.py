@@ -1,4 +1,4 @@
-"""Whole games driven through the pure engine by a hypothesis state machine, every preset.
+"""Whole games driven through the pure engine by a hypothesis state machine, every variant.
 
 Rules apply random legal actions (dice drawn by hypothesis, so it can aim for five of a kind,
 straights and jokers and shrink a failure to its dice) and random illegal ones: out of turn,
@@ -45,11 +45,11 @@ from dicepoker.engine import (
 from dicepoker.engine.actions import VERBS
 from dicepoker.record import Game, replay
 from dicepoker.rules import get_rules
-from support import PRESET_CASES, check_parts, check_sheet_shape
+from support import VARIANT_CASES, check_parts, check_sheet_shape
 
-# Every preset and option switch, School with 1 to 6 columns, poker-dice with its turn clock.
+# Every variant and option switch, School with 1 to 6 columns, poker-dice with its turn clock.
 CASES: list[tuple[str, dict[str, Any]]] = [
-    *PRESET_CASES,
+    *VARIANT_CASES,
     *(("school", {"columns": columns}) for columns in (1, 2, 6)),
     ("poker-dice", {"turn_seconds": 60}),
 ]
@@ -216,7 +216,7 @@ class EngineGame(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def filled_or_unknown_cell(self, data: st.DataObject) -> None:
-        """A cell move on a full row, on a row the preset does not have, or a verb the row
+        """A cell move on a full row, on a row the variant does not have, or a verb the row
         does not allow: a `MoveError` (or `GameOverError` once the game is over)."""
         state = self.state
         rules = state.rules
@@ -230,7 +230,7 @@ class EngineGame(RuleBasedStateMachine):
     @rule(data=st.data())
     def any_action(self, data: st.DataObject) -> None:
         """Any well-formed action is accepted exactly when `legal_actions` lists it (a forfeit
-        when the preset's clock can run out)."""
+        when the variant's clock can run out)."""
         rules = self.state.rules
         universe: list[Action] = [
             Roll(keep)

@@ -26,10 +26,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from dicepoker.record import RecordError, RecordTurnError, load_record, replay
-from dicepoker.rules import PRESETS, get_rules
+from dicepoker.i18n.catalogs import raw_catalog
+from dicepoker.record import RecordError, RecordTurnError, check_record, load_record
+from dicepoker.rules import VARIANTS, get_rules
 from live_server import LiveServer
-from support import LOCAL_EXAMPLES, SHARED_EXAMPLES
+from support import LOCAL_EXAMPLES
 from ws_client import Player
 
 ERROR_CODES = {
@@ -44,11 +45,12 @@ ERROR_CODES = {
     "game_over",
     "illegal",
 }
-REPLY_TYPES = {"error", "pong", "sync", "event", "seats", "resync"}
+REPLY_TYPES = {"error", "pong", "sync", "event", "seats", "resync", "held", "reaction"}
 INTERNALS = re.compile(
     r"Traceback|File \"|\.py\b|site-packages|sqlalchemy|sqlite|asyncpg|pydantic|\b[A-Z]\w*Error\b"
 )
-ROWS = sorted({row.id for name in PRESETS for row in get_rules(name).rows})
+REASON_WORDS = {key for key in raw_catalog("en") if key.startswith("reason.")}
+ROWS = sorted({row.id for name in VARIANTS for row in get_rules(name).rows})
 
 # --- strategies --------------------------------------------------------------------------------
 
@@ -166,11 +168,16 @@ def assert_no_internals(text: str, sent: str) -> None:
 
 
 def assert_error(message: dict[str, Any], sent: str) -> None:
-    assert set(message) <= {"type", "code", "message", "ref"}, message
+    assert set(message) <= {"type", "code", "message", "ref", "reason", "params"}, message
     assert message["code"] in ERROR_CODES, message
     assert isinstance(message["message"], str) and 0 < len(message["message"]) <= 600, message
     assert_no_internals(message["message"], sent)
     assert isinstance(message.get("ref", ""), str)
+    if "reason" in message:  # the engine's reason as data: a catalog key and its values
+        assert f"reason.{message['reason']}" in REASON_WORDS, message
+        params = message.get("params", {})
+        assert isinstance(params, dict), message
+        assert all(isinstance(v, str | int) for v in params.values()), message
 
 
 def assert_well_formed(message: dict[str, Any], sent: str) -> None:
@@ -215,7 +222,7 @@ class Table:
         # No keepalive pings: their random payload, drawn on the client's thread, would disturb
         # hypothesis's generation.
         tokens = [seat["token"] for seat in body["seats"]] + [None]
-        self.players = [Player(ws, self.id, token, ping_interval=None) for token in tokens]
+        self.players = [Player(ws, self.id, token) for token in tokens]
         assert self.players[0].act("roll")["type"] == "event"  # dice on the table to hold
         self.game = self.read()
 
@@ -296,13 +303,10 @@ def test_websocket_messages(table: Table, role: str, frame: str | bytes) -> None
 
 def _golden() -> list[dict[str, Any]]:
     texts: dict[str, dict[str, Any]] = {}
-    for folder in (LOCAL_EXAMPLES, SHARED_EXAMPLES):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*.json")):
-            if not path.name.endswith(".expected.json"):
-                text = path.read_text(encoding="utf-8")
-                texts[text] = json.loads(text)
+    for path in sorted(LOCAL_EXAMPLES.glob("*.json")):
+        if not path.name.endswith(".expected.json"):
+            text = path.read_text(encoding="utf-8")
+            texts[text] = json.loads(text)
     assert texts
     return list(texts.values())
 
@@ -373,7 +377,7 @@ def expected_answer(body: bytes) -> tuple[int, int | None]:
         turns = record.get("turns")
         if isinstance(turns, list) and len(turns) > MAX_TURNS:
             return 422, None
-        replay(record)
+        check_record(record)
     except RecordTurnError as exc:
         return 422, exc.turn
     except RecordError:

@@ -27,9 +27,9 @@ from dicepoker.engine import GameState, Roll
 from dicepoker.record import Game
 from dicepoker.rules import get_rules
 from dicepoker.tui import ImmediateAdvisor, LocalSession, PlayApp, parse_seats
-from dicepoker.tui.app import action_words
 from dicepoker.tui.hints import ExpectedScoreAdvisor, current_advisor
 from dicepoker.tui.i18n import Words
+from dicepoker.tui.widgets.hints_panel import LABEL_COLUMN, hint_label
 from dicepoker.view import game_view
 from live_server import LiveServer
 
@@ -54,7 +54,7 @@ def is_cell(action: str) -> bool:
 
 def kept(action: str) -> list[int]:
     words = action.split()
-    return [int(w) for w in words[1:]] if words[0] == "hold" else []
+    return [int(w) for w in words[1:]] if words[0] in ("keep", "hold") else []
 
 
 def open_table(browser: Browser, server: LiveServer, game: dict[str, Any], seat: int) -> Person:
@@ -108,7 +108,7 @@ def check_panel(page: Page, advice: dict[str, Any], chosen: str) -> None:
     marked = page.locator("#dice .die").evaluate_all(
         "els => els.flatMap((e, i) => e.classList.contains('advised') ? [i] : [])"
     )
-    keep = "hold " + " ".join(map(str, marked)) if marked else "roll"
+    keep = "keep " + " ".join(map(str, marked)) if marked else "roll"
     assert abs(next(o["value"] for o in rolls if o["action"] == keep) - best_roll) < 1e-9
     mine = next(o["value"] for o in rolls if o["action"] == chosen)
     expect(panel.locator(".adv-mine .adv-value")).to_have_text(re.compile(r"\d"))
@@ -176,7 +176,7 @@ def test_hint_shows_the_advisors_values_on_the_table(
     page.locator("#dice button.die").nth(3).click()
     page.locator("#dice button.die").nth(1).click()
     expect(page.locator("#roll-button")).to_have_text("Roll 3 dice")
-    check_panel(page, advice, "hold 1 3")
+    check_panel(page, advice, "keep 1 3")
 
     # A new position (a second roll) brings new values.
     page.locator("#roll-button").click()
@@ -185,7 +185,7 @@ def test_hint_shows_the_advisors_values_on_the_table(
     api.wait_for_game(game["id"], lambda g: g["seq"] == seq)
     advice = advice_for(api, game["id"], seq)
     check_cells(page, advice)
-    check_panel(page, advice, "hold 1 3")
+    check_panel(page, advice, "keep 1 3")
 
     # The choice is remembered; H turns the hint off again.
     page.reload()
@@ -216,6 +216,8 @@ def test_analysis_of_a_finished_game(server: LiveServer, api: Api, browser: Brow
     game = created.json()
     api.wait_for_game(game["id"], lambda g: g["status"] == "finished", timeout=30)
     analysis: dict[str, Any] = api.get(f"/api/games/{game['id']}/analysis")
+    # The seat that played each turn: a decision is named by its player's own turn number.
+    seat_of_turn: list[int] = api.get(f"/api/games/{game['id']}/position?turn=0")["seats"]
 
     person = open_table(browser, server, game, 0)
     page = person.page
@@ -235,7 +237,8 @@ def test_analysis_of_a_finished_game(server: LiveServer, api: Api, browser: Brow
         rows = card.locator(".an-worst tbody tr")
         expect(rows).to_have_count(len(player["worst"]))
         for row, worst in zip(rows.all(), player["worst"], strict=True):
-            assert shown_number(row.locator("th").inner_text()) == worst["turn"]
+            own_turn = seat_of_turn[: worst["turn"]].count(player["seat"])
+            assert shown_number(row.locator("th").inner_text()) == own_turn
             assert abs(-shown_number(row.locator(".an-lost").inner_text()) - worst["loss"]) <= SHOWN
             assert ("mistake" in (row.get_attribute("class") or "")) == (worst["loss"] > 1.0)
 
@@ -257,9 +260,9 @@ def test_analysis_of_a_finished_game(server: LiveServer, api: Api, browser: Brow
 # --- the terminal ---------------------------------------------------------------------------
 
 
-def position(preset: str, options: dict[str, Any], turns: int, seed: int) -> LocalSession:
+def position(variant: str, options: dict[str, Any], turns: int, seed: int) -> LocalSession:
     """A game between Ana and Bea, played by bots up to `turns`, with the dice just rolled."""
-    game = Game(get_rules(preset, options), ["Ana", "Bea"], SeededDice(seed))
+    game = Game(get_rules(variant, options), ["Ana", "Bea"], SeededDice(seed))
     bots = [make_bot("greedy"), make_bot("random", seed)]
     while game.state.turn < turns:
         game.play(bots[game.state.seat].choose(game.state))
@@ -310,26 +313,22 @@ def panel_lines(text: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(
-    ("preset", "options", "turns"),
+    ("variant", "options", "turns"),
     [("school", {"columns": 1}, 6), ("yahtzee", {}, 6)],
 )
 def test_terminal_hints_show_the_advisors_values(
-    preset: str, options: dict[str, Any], turns: int
+    variant: str, options: dict[str, Any], turns: int
 ) -> None:
-    session = position(preset, options, turns, seed=11)
+    session = position(variant, options, turns, seed=11)
     state = session.state
     values = distinct_options(state)
     words = Words("en")
-    view = game_view(state)
-    label_of = {action_words(words, view, action): action for action in values}
+    view = game_view(state).to_data()
+    label_of = {hint_label(words, view, action, LABEL_COLUMN - 1): action for action in values}
 
     def actions_of(label: str) -> list[str]:
-        """The actions a panel line's label may stand for: a score shows its points after it
-        (`20 ×2`), a long label is cut short with an ellipsis."""
-        name = label.strip()
-        if name.endswith("…"):
-            return [a for text, a in label_of.items() if text.startswith(name[:-1])]
-        return [label_of.get(name) or label_of[re.sub(r"\s+\d+( ×2)?$", "", name)]]
+        """The actions a panel line's label may stand for (a cell move reads as its cell)."""
+        return [label_of[label.strip()]]
 
     async def scenario() -> None:
         app = PlayApp(session, lang="en")
@@ -356,7 +355,7 @@ def test_terminal_hints_show_the_advisors_values(
 def test_the_advisor_and_its_fallback() -> None:
     session = position("school", {"columns": 1}, 8, seed=3)
     state = session.state
-    view = game_view(state)
+    view = game_view(state).to_data()
     advisor = current_advisor()
     assert isinstance(advisor, ExpectedScoreAdvisor)
     hints = advisor(view, state)
@@ -373,4 +372,6 @@ def test_the_advisor_and_its_fallback() -> None:
     assert remote == ImmediateAdvisor()(view, None)
     # Before the first roll: the value of rolling.
     before = Game(state.rules, ["Ana", "Bea"], SeededDice(1))
-    assert [hint.action for hint in advisor(game_view(before.state), before.state)] == ["roll"]
+    assert [hint.action for hint in advisor(game_view(before.state).to_data(), before.state)] == [
+        "roll"
+    ]

@@ -1,12 +1,12 @@
 """A small run of the load benchmark (benchmarks/load.py): real servers, real sockets, people and
 bots at a quick pace, on one SQLite process and on two processes sharing PostgreSQL + Redis.
 The figures of the full run (1,000 games) are the benchmark's; here every game must move, every
-delivery be measured, nothing be refused or lost."""
+delivery be measured, nothing be refused or lost. The benchmark runs in a process group of its
+own, ended afterwards with the servers it started (tests/processes.py)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from live_server import postgres_url, redis_url
+from processes import run
 
 LOAD = Path(__file__).resolve().parents[1] / "benchmarks" / "load.py"
 
@@ -36,7 +37,7 @@ def _run(*extra: str) -> dict[str, Any]:
         "--json",
         *extra,
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    done = run(command, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return report

@@ -1,4 +1,4 @@
-"""Property tests: random legal play of every preset always ends, refusals change nothing, totals
+"""Property tests: random legal play of every variant always ends, refusals change nothing, totals
 always add up, and any record (finished or mid-turn) replays to the identical state."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dicepoker.engine import (
 from dicepoker.record import Game, replay
 from dicepoker.rules import get_rules
 from support import (
-    PRESET_CASES,
+    VARIANT_CASES,
     action_universe,
     check_parts,
     check_sheet_shape,
@@ -37,10 +37,10 @@ from support import (
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
-# Every preset (with its option switches), school with any number of columns, 1 to 4 players;
+# Every variant (with its option switches), school with any number of columns, 1 to 4 players;
 # poker-dice also with the turn clock (random players then sometimes run out of time).
 GAMES = st.one_of(
-    st.tuples(st.sampled_from(PRESET_CASES), st.integers(1, 4)),
+    st.tuples(st.sampled_from(VARIANT_CASES), st.integers(1, 4)),
     st.tuples(
         st.builds(lambda c: ("school", {"columns": c}), st.integers(1, 6)),
         st.integers(1, 4),

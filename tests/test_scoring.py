@@ -1,4 +1,4 @@
-"""Every combination of every preset, valued by hand from the rules contract.
+"""Every combination of every variant, valued by hand from the rules contract.
 
 Each case is checked twice: on the row's `Combo` with `combo_value` (the one scoring function), and
 through the engine (dice thrown with `FixedDice`, read back with `preview`).
@@ -197,7 +197,7 @@ TABLES: dict[str, tuple[dict[str, object], list[Case], tuple[str, ...]]] = {
 }
 
 
-def _preset(table: str) -> str:
+def _variant(table: str) -> str:
     return "yahtzee" if table == "yahtzee-plain" else table
 
 
@@ -214,9 +214,9 @@ IDS = [f"{table}-{row}-{''.join(map(str, dice))}" for table, row, dice, _ in PAR
 
 
 @pytest.mark.parametrize("table", list(TABLES))
-def test_every_row_of_the_preset_is_covered(table: str) -> None:
+def test_every_row_of_the_variant_is_covered(table: str) -> None:
     options, cases, rows = TABLES[table]
-    rules = get_rules(_preset(table), options)
+    rules = get_rules(_variant(table), options)
     made = {row for row, _, value in cases if value is not None}
     unmade = {row for row, _, value in cases if value is None and row != "sum"}
     if table == "school":
@@ -231,7 +231,7 @@ def test_every_row_of_the_preset_is_covered(table: str) -> None:
 @pytest.mark.parametrize(("table", "row", "dice", "value"), PARAMS, ids=IDS)
 def test_combo_value(table: str, row: str, dice: tuple[int, ...], value: int | None) -> None:
     options = TABLES[table][0]
-    rules = get_rules(_preset(table), options)
+    rules = get_rules(_variant(table), options)
     assert combo_value(rules.row(row).combo, face_counts(dice)) == value
 
 
@@ -241,10 +241,10 @@ def test_value_through_the_engine(
 ) -> None:
     """The points `preview` shows for `score ROW` with these dice thrown."""
     options = TABLES[table][0]
-    preset = _preset(table)
-    if preset == "school":
+    variant = _variant(table)
+    if variant == "school":
         # A held roll: no doubling.
-        state = held_roll(start(preset, 1, **options), dice)
+        state = held_roll(start(variant, 1, **options), dice)
         shown = previews(state)
         if value is None:
             assert f"score {row}" not in shown
@@ -256,7 +256,7 @@ def test_value_through_the_engine(
             assert shown[f"score {row}"].doubled is False
             assert shown[f"score {row}"].gain == value
         # Thrown with all five dice at once: doubled, extra points included.
-        first = roll(start(preset, 1, **options), dice)
+        first = roll(start(variant, 1, **options), dice)
         shown = previews(first)
         if value is not None:
             assert shown[f"score {row}"].points == 2 * value
@@ -264,10 +264,10 @@ def test_value_through_the_engine(
         else:
             assert f"score {row}" not in shown
     else:
-        state = roll(start(preset, 1, **options), dice)
+        state = roll(start(variant, 1, **options), dice)
         shown = previews(state)
         assert shown[f"score {row}"].points == (value or 0)
-        # Only `score` in these presets: an unmade row is still playable, for 0.
+        # Only `score` in these variants: an unmade row is still playable, for 0.
         assert f"strike {row}" not in shown
         assert f"zero {row}" not in shown
         after = apply(state, parse_action(f"score {row}"))
@@ -277,7 +277,7 @@ def test_value_through_the_engine(
 
 
 @pytest.mark.parametrize(
-    ("preset", "dice", "moves"),
+    ("variant", "dice", "moves"),
     [
         # 1-2-3-3-4: a small straight in yahtzee only; in school no straight at all.
         ("yahtzee", (1, 2, 3, 3, 4), {"small_straight": 30, "large_straight": 0}),
@@ -302,8 +302,8 @@ def test_value_through_the_engine(
         ("poker-dice", (4, 4, 4, 4, 1), {"two_pairs": 0, "four_of_a_kind": 4}),
     ],
 )
-def test_classic_cases(preset: str, dice: tuple[int, ...], moves: dict[str, int | None]) -> None:
-    state = held_roll(start(preset), dice)
+def test_classic_cases(variant: str, dice: tuple[int, ...], moves: dict[str, int | None]) -> None:
+    state = held_roll(start(variant), dice)
     shown = previews(state)
     for row, value in moves.items():
         if value is None:
@@ -349,7 +349,7 @@ def test_school_unmade_combination_cannot_be_scored() -> None:
 # --- every hand: an independent reading of the contract, checked on all 252 hands --------------
 
 
-def _reference(preset: str, row: str, dice: tuple[int, ...]) -> int | None:
+def _reference(variant: str, row: str, dice: tuple[int, ...]) -> int | None:
     """The contract's value of `row` for `dice`, written out directly (None: not made)."""
     counts = {face: dice.count(face) for face in range(1, 7)}
     total = sum(dice)
@@ -365,7 +365,7 @@ def _reference(preset: str, row: str, dice: tuple[int, ...]) -> int | None:
         made = [face for face in range(1, 7) if counts[face] >= at_least]
         return max(made) if made else None
 
-    if preset == "school":
+    if variant == "school":
         if row == "pair":
             v = best(2)
             return None if v is None else 2 * v
@@ -388,7 +388,7 @@ def _reference(preset: str, row: str, dice: tuple[int, ...]) -> int | None:
             return 20 if sorted(dice) == [2, 3, 4, 5, 6] else None
         assert row == "sum"
         return total
-    if preset in ("yahtzee", "yahtzee15"):
+    if variant in ("yahtzee", "yahtzee15"):
         if row in upper:
             return upper[row] * counts[upper[row]]
         scores = {
@@ -403,7 +403,7 @@ def _reference(preset: str, row: str, dice: tuple[int, ...]) -> int | None:
             "chance": total,
         }
         return scores[row]
-    assert preset == "poker-dice"
+    assert variant == "poker-dice"
     if row in cards:
         return counts[cards[row]]
     scores = {
@@ -422,7 +422,7 @@ HANDS = list(combinations_with_replacement(range(1, 7), 5))
 
 
 @pytest.mark.parametrize(
-    ("preset", "rows"),
+    ("variant", "rows"),
     [
         ("school", SCHOOL_COMBOS),
         ("yahtzee", YAHTZEE_ROWS),
@@ -430,33 +430,33 @@ HANDS = list(combinations_with_replacement(range(1, 7), 5))
         ("poker-dice", POKER_ROWS),
     ],
 )
-def test_every_hand_matches_the_contract(preset: str, rows: tuple[str, ...]) -> None:
+def test_every_hand_matches_the_contract(variant: str, rows: tuple[str, ...]) -> None:
     assert len(HANDS) == 252
-    rules = get_rules(preset)
+    rules = get_rules(variant)
     for dice in HANDS:
         counts = face_counts(dice)
         for row in rows:
-            expected = _reference(preset, row, dice)
+            expected = _reference(variant, row, dice)
             value = combo_value(rules.row(row).combo, counts)
-            if preset == "school":
+            if variant == "school":
                 assert value == expected, (row, dice)
             else:
                 assert (value or 0) == expected, (row, dice)
 
 
-@pytest.mark.parametrize("preset", ["school", "yahtzee", "yahtzee15", "poker-dice"])
-def test_every_hand_through_the_engine(preset: str) -> None:
+@pytest.mark.parametrize("variant", ["school", "yahtzee", "yahtzee15", "poker-dice"])
+def test_every_hand_through_the_engine(variant: str) -> None:
     rows = {
         "school": SCHOOL_COMBOS,
         "yahtzee": YAHTZEE_ROWS,
         "yahtzee15": YAHTZEE15_ROWS,
         "poker-dice": POKER_ROWS,
-    }[preset]
-    fresh = start(preset)
+    }[variant]
+    fresh = start(variant)
     for dice in HANDS:
         shown = previews(held_roll(fresh, dice))
         for row in rows:
-            expected = _reference(preset, row, dice)
+            expected = _reference(variant, row, dice)
             preview_of = shown.get(f"score {row}")
             if expected is None:
                 assert preview_of is None, (row, dice)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dicepoker.record import replay, summary
+from dicepoker.record import replay
 from live_server import LiveServer, fresh_postgres_database
 from ws_client import Player
 
@@ -70,7 +70,7 @@ def test_restart_continues_games_exactly(database: str) -> None:
                 if player.seq < target:
                     player.until(partial(_has_seq, target))
         record = server.get(f"/api/games/{body['id']}/record")
-        assert summary(replay(record).state)["finished"] is True
+        assert replay(record).state.finished is True
         assert len(record["turns"]) == 30
         ana.close()
         bea.close()

@@ -23,6 +23,7 @@ from dicepoker.engine import (
     apply,
     breakdown,
     cell_moves,
+    joker_tiers,
     legal_actions,
     new_game,
     preview,
@@ -51,8 +52,8 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("tables")
 
 
-def solver_for(cache: Path, preset: str, **options: object) -> Solver:
-    return Solver.for_rules(get_rules(preset, options), cache_dir=cache)
+def solver_for(cache: Path, variant: str, **options: object) -> Solver:
+    return Solver.for_rules(get_rules(variant, options), cache_dir=cache)
 
 
 # --- published values ---------------------------------------------------------------------------
@@ -81,10 +82,10 @@ def test_yahtzee_other_option_values(cache: Path, options: dict[str, bool], valu
 
 
 @pytest.mark.parametrize(
-    ("preset", "value"), [("yahtzee15", 316.6788062364), ("poker-dice", 35.7879855027)]
+    ("variant", "value"), [("yahtzee15", 316.6788062364), ("poker-dice", 35.7879855027)]
 )
-def test_other_presets_values(cache: Path, preset: str, value: float) -> None:
-    assert solver_for(cache, preset).start_value == pytest.approx(value, abs=1e-9)
+def test_other_variants_values(cache: Path, variant: str, value: float) -> None:
+    assert solver_for(cache, variant).start_value == pytest.approx(value, abs=1e-9)
 
 
 def test_school_is_not_supported() -> None:
@@ -143,7 +144,7 @@ def check_position(solver: Solver, state: GameState) -> None:
 
 
 @pytest.mark.parametrize(
-    ("preset", "options"),
+    ("variant", "options"),
     [
         ("yahtzee", {}),
         ("yahtzee", {"yahtzee_bonus": False}),
@@ -153,9 +154,9 @@ def check_position(solver: Solver, state: GameState) -> None:
     ],
 )
 def test_action_values_agree_with_engine(
-    cache: Path, preset: str, options: dict[str, bool]
+    cache: Path, variant: str, options: dict[str, bool]
 ) -> None:
-    rules = get_rules(preset, options)
+    rules = get_rules(variant, options)
     solver = Solver.for_rules(rules, cache_dir=cache)
     chooser = random.Random(3)
     for game in range(6):
@@ -200,8 +201,8 @@ def test_forced_joker_positions(cache: Path) -> None:
 
 def test_turn_start_value_is_the_mean_of_first_roll_values(cache: Path) -> None:
     """E[start of turn] = sum over first throws of P(throw) x best value: bit for bit."""
-    for preset in ("yahtzee", "poker-dice"):
-        solver = solver_for(cache, preset)
+    for variant in ("yahtzee", "poker-dice"):
+        solver = solver_for(cache, variant)
         space = solver.spec.space
         start = new_game(solver.rules, ["solo"])
         total = 0.0
@@ -294,7 +295,7 @@ def small_rules(points: int = 20) -> Rules:
         Row("chance", Combo(Pattern.ANY, Value.ALL), "lower"),
     )
     return Rules(
-        preset="cache-test",
+        variant="cache-test",
         options=(("flavour", 1),),
         rows=rows,
         dice=3,
@@ -321,7 +322,7 @@ def test_changed_rule_rebuilds(tmp_path: Path) -> None:
     first = Solver.for_rules(small_rules(20), cache_dir=tmp_path)
     clear_solvers()
     changed = Solver.for_rules(small_rules(25), cache_dir=tmp_path)
-    assert changed.path == first.path  # same preset and options: same file name
+    assert changed.path == first.path  # same variant and options: same file name
     assert changed.built  # but the header's hash differs: rebuilt, never the stale table
     assert changed.start_value > first.start_value
     clear_solvers()
@@ -363,6 +364,49 @@ def test_spec_hash_covers_the_rules() -> None:
     assert build_spec(clock).digest == build_spec(get_rules("poker-dice")).digest
 
 
+def test_a_change_to_the_engines_joker_rule_changes_the_hash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Joker's rows reach the kernels as data derived from the engine: another preference
+    order there is another game, so a table built for the old one is never loaded."""
+    from dicepoker.solver import spec as spec_module
+
+    rules = get_rules("yahtzee")
+    base = build_spec(rules).digest
+
+    def reversed_tiers(rules: Rules, face: int) -> tuple[tuple[int, ...], ...]:
+        return joker_tiers(rules, face)[::-1]
+
+    monkeypatch.setattr(spec_module, "joker_tiers", reversed_tiers)
+    assert build_spec(rules).digest != base
+
+
+# --- the rule arrays the kernels walk, from the engine's primitives ----------------------------
+
+
+def test_the_kernels_joker_rows_are_the_engines_joker_tiers() -> None:
+    """Per face, the matching upper row, then the lower rows, then the upper rows (bit sets)."""
+    spec = build_spec(get_rules("yahtzee"))
+    upper, lower = 0b111111, 0b1111111000000
+    for face in range(1, 7):
+        assert list(spec.joker_masks[face]) == [1 << (face - 1), lower, upper]
+    assert spec.box == 11 and spec.joker and spec.joker_bonus == 100
+    assert spec.box_pays[50] == 1 and spec.box_pays[0] == 0  # 50 in the box pays, 0 does not
+    plain = build_spec(get_rules("yahtzee", {"yahtzee_bonus": False}))
+    assert plain.box == -1 and not plain.joker and not plain.box_pays.any()
+
+
+def test_the_kernels_upper_bonus_table_crosses_at_the_threshold() -> None:
+    spec = build_spec(get_rules("yahtzee"))
+    assert spec.upper_gain[60, 3] == 35 and spec.upper_gain[60, 2] == 0
+    assert spec.upper_gain[0, 30] == 0 and spec.upper_gain[63, 30] == 0
+    assert spec.upper_next[60, 2] == 62 and spec.upper_next[60, 3] == 63
+    assert spec.upper_next[50, 30] == 63  # capped: the bonus is the only thing a total decides
+    poker = build_spec(get_rules("poker-dice"))
+    assert poker.upper_gain[14, 1] == 3 and poker.upper_gain[12, 2] == 0
+    assert poker.upper_gain.shape == (16, 6)  # totals 0..15, one to five dice of a face
+
+
 def test_same_game_other_options(tmp_path: Path) -> None:
     """A turn clock leaves the game (and its values) alone; each solver takes its own states."""
     plain = Solver.for_rules(get_rules("poker-dice"), cache_dir=tmp_path)
@@ -376,7 +420,7 @@ def test_same_game_other_options(tmp_path: Path) -> None:
 def test_solve_report(tmp_path: Path) -> None:
     report = solve("poker-dice", cache_dir=tmp_path)
     data = json.loads(report.as_json())
-    assert set(data) == {"preset", "options", "expected_score", "seconds"}
-    assert data["preset"] == "poker-dice"
+    assert set(data) == {"variant", "options", "expected_score", "seconds"}
+    assert data["variant"] == "poker-dice"
     assert data["expected_score"] == pytest.approx(35.7879855027, abs=1e-9)
     assert "poker-dice" in report.text()

@@ -53,7 +53,7 @@ def kind(n: int, value: Value, points: int = 0) -> Combo:
 # Two dice, three faces: a Yahtzee is a pair. Face 2 has no upper row, so a further Yahtzee of 2s
 # goes to a lower row (the run scores its Joker 20) or, with the lower rows full, 0 in an upper row.
 JOKER_GAME = Rules(
-    preset="test-joker",
+    variant="test-joker",
     options=(),
     rows=(
         upper("ones", 1),
@@ -71,7 +71,7 @@ JOKER_GAME = Rules(
 
 # Three dice, four faces, two rolls a turn, poker-dice style count scoring and bonus.
 COUNT_GAME = Rules(
-    preset="test-count",
+    variant="test-count",
     options=(),
     rows=(
         upper("fours", 4, Value.COUNT),
@@ -88,7 +88,7 @@ COUNT_GAME = Rules(
 
 # Two six-sided dice: the same keep graph shapes as the real game (six faces).
 SIX_GAME = Rules(
-    preset="test-six",
+    variant="test-six",
     options=(),
     rows=(
         upper("fives", 5),
@@ -103,7 +103,7 @@ SIX_GAME = Rules(
 
 # The same without any bonus (the extra-Yahtzee rule off, no upper bonus).
 PLAIN_GAME = Rules(
-    preset="test-plain",
+    variant="test-plain",
     options=(),
     rows=SIX_GAME.rows,
     dice=2,
@@ -151,25 +151,25 @@ def brute_force(rules: Rules) -> tuple[StateValue, ActionValue]:
 
 @pytest.fixture(scope="module")
 def references() -> dict[str, tuple[StateValue, ActionValue]]:
-    return {rules.preset: brute_force(rules) for rules in GAMES}
+    return {rules.variant: brute_force(rules) for rules in GAMES}
 
 
-@pytest.mark.parametrize("rules", GAMES, ids=lambda rules: rules.preset)
+@pytest.mark.parametrize("rules", GAMES, ids=lambda rules: rules.variant)
 def test_start_value_equals_exact_expectimax(
     rules: Rules, references: dict[str, tuple[StateValue, ActionValue]]
 ) -> None:
-    state_value, _ = references[rules.preset]
+    state_value, _ = references[rules.variant]
     exact = state_value(new_game(rules, ["solo"]))
     solver = Solver.for_rules(rules, cache=False)
     assert solver.start_value == pytest.approx(float(exact), rel=REL, abs=0)
 
 
-@pytest.mark.parametrize("rules", GAMES, ids=lambda rules: rules.preset)
+@pytest.mark.parametrize("rules", GAMES, ids=lambda rules: rules.variant)
 def test_action_values_equal_exact_expectimax(
     rules: Rules, references: dict[str, tuple[StateValue, ActionValue]]
 ) -> None:
     """Every action of every position met in random games, valued exactly and by the solver."""
-    _, action_value = references[rules.preset]
+    _, action_value = references[rules.variant]
     solver = Solver.for_rules(rules, cache=False)
     chooser = random.Random(7)
     checked = 0

@@ -4,14 +4,15 @@ writer that saw the game at n; appends of many games arriving together commit as
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from dicepoker.server.models import GameRow
-from dicepoker.server.store import ConflictError, Store, StoredEvent
+from dicepoker.server.store import ConflictError, Store, StoredEvent, StoredGame
 from live_server import fresh_postgres_database
 
 
@@ -33,14 +34,12 @@ async def _scenario(database: str) -> None:
     try:
         ids = [f"game{n}" for n in range(5)]
         for game_id in ids:
-            row = GameRow(
-                id=game_id, variant="school", options={}, seats=[], status="running", seq=0
-            )
-            await store.create_game(row)
+            game = StoredGame(id=game_id, variant="school", options={}, seats=[], status="running")
+            await store.create_game(game)
         # Five games at once, one batch; plus a second writer of game0's event 1.
         results = await asyncio.gather(
             *(store.append(game_id, 0, _event(1), "running") for game_id in ids),
-            store.append("game0", 0, _event(1, "hold 0"), "running"),
+            store.append("game0", 0, _event(1, "keep 0"), "running"),
             return_exceptions=True,
         )
         assert results[:5] == [None] * 5
@@ -53,8 +52,8 @@ async def _scenario(database: str) -> None:
         stored = await store.game("game1")
         assert stored is not None
         assert (stored.seq, stored.status) == (2, "finished")
-        assert isinstance(stored.updated_at, datetime)
-        assert stored.updated_at >= stored.created_at.replace(tzinfo=stored.updated_at.tzinfo)
+        assert isinstance(stored.updated_at, datetime) and isinstance(stored.created_at, datetime)
+        assert stored.updated_at >= stored.created_at
         assert [e.seq for e in await store.events("game1")] == [1, 2]
         # An unknown game is a conflict too, never a silent success.
         with pytest.raises(ConflictError):
@@ -79,8 +78,9 @@ def test_a_connection_that_died_while_idle_is_replaced(monkeypatch: pytest.Monke
         store, killer = Store(database), Store(database)
         await store.migrate()
         try:
-            row = GameRow(id="g", variant="school", options={}, seats=[], status="open", seq=0)
-            await store.create_game(row)
+            await store.create_game(
+                StoredGame(id="g", variant="school", options={}, seats=[], status="open")
+            )
             async with store.engine.connect() as connection:
                 pid = (await connection.exec_driver_sql("SELECT pg_backend_pid()")).scalar()
             # The store's only pooled connection is killed by another client while it is idle.
@@ -98,3 +98,36 @@ def test_a_connection_that_died_while_idle_is_replaced(monkeypatch: pytest.Monke
             await killer.close()
 
     asyncio.run(scenario())
+
+
+_MIGRATE = """
+import asyncio, sys
+from dicepoker.server.store import Store
+
+async def main(url: str) -> None:
+    store = Store(url)
+    try:
+        await store.migrate()
+    finally:
+        await store.close()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_server_processes_starting_together_on_a_new_database_all_migrate_it() -> None:
+    """`dicepoker serve --workers N` migrates in each server process at once; on a new
+    PostgreSQL database none of them may fail creating tables the other is creating."""
+    for _ in range(3):  # the race, where there is one, shows within a few tries
+        url = fresh_postgres_database()
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "-c", _MIGRATE, url],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(3)
+        ]
+        errors = [run.communicate(timeout=120)[1] for run in runs]
+        assert [run.returncode for run in runs] == [0, 0, 0], [error[-500:] for error in errors]

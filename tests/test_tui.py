@@ -9,24 +9,20 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from textual.pilot import Pilot
 from textual.screen import ModalScreen
-from textual.widgets import Input, Select
+from textual.widgets import Checkbox, Input, Select
 
-from dicepoker.advisor import advise
-from dicepoker.bots import make_bot
 from dicepoker.dice import SeededDice
 from dicepoker.record import Game, replay
 from dicepoker.rules import get_rules
 from dicepoker.tui import (
     ActionRefused,
-    GameScreen,
     LocalSession,
     PlayApp,
     RemoteSession,
@@ -39,64 +35,9 @@ from dicepoker.tui import (
 from dicepoker.tui.i18n import LANGS, Words, detect_lang, tui_catalog
 from dicepoker.tui.launch import LaunchError, PlayOptions, build
 from dicepoker.tui.remote import RemoteError, join_seat
-from dicepoker.tui.sheet import choose_layout
 from dicepoker.view import game_view
 from live_server import LiveServer
-
-ROWS_EN = [
-    "School 1", "School 2", "School 3", "School 4", "School 5", "School 6", "Pair",
-    "Three of a kind", "Two pairs", "Full house", "Four of a kind", "Five of a kind",
-    "Small straight", "Large straight", "Sum",
-]  # fmt: skip
-
-Scenario = Callable[[], Coroutine[Any, Any, None]]
-
-
-def run(scenario: Scenario) -> None:
-    asyncio.run(scenario())
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    """Let the app work until `condition` holds (a condition wait: no fixed sleep)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            app = pilot.app
-            screen = app.screen_text() if isinstance(app, PlayApp) else ""
-            raise AssertionError(f"condition not met in {timeout}s:\n{screen}")
-        await pilot.pause()
-
-
-def table(app: PlayApp) -> GameScreen:
-    screen = app.game_screen
-    assert screen is not None
-    return screen
-
-
-def view_of(app: PlayApp) -> dict[str, Any]:
-    assert app.session is not None and app.session.view is not None
-    return app.session.view
-
-
-def local(app: PlayApp) -> LocalSession:
-    assert isinstance(app.session, LocalSession)
-    return app.session
-
-
-async def play_my_turn(pilot: Pilot[None], app: PlayApp, *, hold: tuple[str, ...] = ()) -> None:
-    """Roll, maybe keep some dice and roll again, then fill the cell under the cursor."""
-    view = view_of(app)
-    number = view["turn_number"]
-    await pilot.press("r")
-    await until(pilot, lambda: view_of(app)["turn"]["rolls"] == 1)
-    if hold:
-        await pilot.press(*hold, "r")
-        await until(pilot, lambda: view_of(app)["turn"]["rolls"] == 2)
-    await pilot.press("enter")
-    if view_of(app)["turn_number"] == number and table(app)._armed:
-        await pilot.press("enter")  # a zero asks to be confirmed
-    await until(pilot, lambda: view_of(app)["turn_number"] > number)
-
+from tui_support import local, play_my_turn, run, table, until, view_of
 
 # --- pieces ---------------------------------------------------------------------------------------
 
@@ -149,7 +90,7 @@ def test_command_line_options() -> None:
         build(PlayOptions(seats="human,human,human,human,human"))
     launch = build(PlayOptions(seats="human:Ana,bot:greedy", lang="pt", seed=1))
     assert isinstance(launch.app.session, LocalSession)
-    assert launch.app.session.players == ["Ana", "Greedy 2"]
+    assert launch.app.session.players == ["Ana", "Guloso 2"]  # a bot named in the language
     assert launch.app.lang == "pt"
 
 
@@ -170,12 +111,13 @@ def test_hot_seat_game_to_the_end() -> None:
             # The arrow keys move the cursor between the rows that may be filled.
             await pilot.press("r")
             screen = table(app)
-            first = screen.selection
+            first = screen.choices.selection
             assert first is not None
             await pilot.press("down")
-            assert screen.selection is not None and screen.selection.row != first.row
+            selection = screen.choices.selection
+            assert selection is not None and selection.row != first.row
             await pilot.press("up")
-            assert screen.selection == first
+            assert screen.choices.selection == first
             await pilot.press("enter")
             await until(pilot, lambda: view_of(app)["turn"]["seat"] == 1)
             assert "Bea, your turn" in app.screen_text()
@@ -206,7 +148,7 @@ def test_hot_seat_game_to_the_end() -> None:
 
 
 def again_view(game: Game) -> dict[str, Any]:
-    return game_view(game.state)
+    return game_view(game.state).to_data()
 
 
 def test_game_against_a_bot() -> None:
@@ -337,8 +279,10 @@ def test_setup_screen_starts_a_game_in_the_chosen_language() -> None:
             setup = app.screen
             setup.query_one("#lang", Select).value = "pt"
             await until(pilot, lambda: app.lang == "pt")
-            assert "Começar a partida" in app.screen_text() or "Jogadores" in app.screen_text()
-            setup.query_one("#preset", Select).value = "yahtzee"
+            # The screen is composed again in the new words (a frame later).
+            await until(pilot, lambda: "Começar a partida" in app.screen_text())
+            assert "Jogadores" in app.screen_text()
+            setup.query_one("#variant", Select).value = "yahtzee"
             await pilot.pause()
             setup.query_one("#kind-0", Select).value = "human"
             setup.query_one("#name-0", Input).value = "Ana"
@@ -350,8 +294,8 @@ def test_setup_screen_starts_a_game_in_the_chosen_language() -> None:
             await pilot.click("#start")
             await until(pilot, lambda: app.game_screen is not None)
             session = local(app)
-            assert session.game.rules.preset == "yahtzee"
-            assert session.players == ["Ana", "Random 2", "Caio"]
+            assert session.game.rules.variant == "yahtzee"
+            assert session.players == ["Ana", f"{Words('pt').level('random')} 2", "Caio"]
             assert session.is_bot(1)
             text = app.screen_text()
             assert "Uns" in text or "Ones" in text
@@ -360,118 +304,40 @@ def test_setup_screen_starts_a_game_in_the_chosen_language() -> None:
     run(scenario)
 
 
-# --- layout ---------------------------------------------------------------------------------------
-
-
-def _mid_game(columns: int = 3, turns: int = 70) -> LocalSession:
-    """A school game between three players, stopped mid-game with the dice rolled."""
-    rules = get_rules("school", {"columns": columns})
-    game = Game(rules, ["Ana", "Bea", "Greedy 3"], SeededDice(7))
-    bots = [make_bot("greedy"), make_bot("random", 3), make_bot("greedy")]
-    while game.state.turn < turns:
-        game.play(bots[game.state.seat].choose(game.state))
-    game.play("roll")
-    return LocalSession(game, parse_seats("human:Ana,human:Bea,bot:greedy"), bot_delay=0)
-
-
-def test_full_school_sheet_at_80x24_and_resizing(tmp_path: Path) -> None:
+def test_setup_screen_keeps_the_choices_in_a_new_language() -> None:
     async def scenario() -> None:
-        session = _mid_game()
-        app = PlayApp(session, lang="en")
-        async with app.run_test(size=(80, 24)) as pilot:
+        app = PlayApp(None, lang="en", dice=lambda: SeededDice(4), bot_delay=0)
+        async with app.run_test(size=(80, 30)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+            setup = app.screen
+            # The options form follows the variant chosen.
+            assert setup.query("#opt-columns") and not setup.query("#opt-upper_bonus")
+            setup.query_one("#opt-columns", Input).value = "9"
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: "columns" in app.screen_text())
+            assert isinstance(app.screen, SetupScreen)  # refused, with the reason shown
+            setup.query_one("#variant", Select).value = "yahtzee"
+            await until(pilot, lambda: bool(setup.query("#opt-upper_bonus")))
+            assert not setup.query("#opt-columns")
+            setup.query_one("#opt-upper_bonus", Checkbox).value = False
+            setup.query_one("#name-0", Input).value = "Zoë"
+            setup.query_one("#kind-1", Select).value = "bot:expert"
+            await pilot.pause()
+            # A new language writes every label again and keeps what was chosen.
+            setup.query_one("#lang", Select).value = "es"
+            await until(pilot, lambda: "Jugadores" in app.screen_text())
+            assert "Players" not in app.screen_text()
+            assert Words("es").option("upper_bonus") in app.screen_text()
+            assert setup.query_one("#variant", Select).value == "yahtzee"
+            assert setup.query_one("#opt-upper_bonus", Checkbox).value is False
+            assert setup.query_one("#name-0", Input).value == "Zoë"
+            assert setup.query_one("#kind-1", Select).value == "bot:expert"
+            await pilot.press("ctrl+s")
             await until(pilot, lambda: app.game_screen is not None)
-            screen = table(app)
-            assert screen.layout_info is not None
-            layout, narrow, _ = screen.layout_info
-            assert not narrow and not layout.compact and layout.columns == 3
-            app.save_screenshot("school-80x24.svg", str(tmp_path))
-            lines = app.screen_text().splitlines()
-            assert len(lines) == 24
-            text = "\n".join(lines)
-            for label in ROWS_EN:
-                assert any(line.startswith((f" {label}", f"▸{label}")) for line in lines), label
-            assert "I        II       III      ★" in text
-            assert "★ column bonus" in text
-            assert "reserve" in text and "total" in text
-            # Sheet marks as in spec/sheet.md: crosses with notes (older ones struck), zeros,
-            # strokes, doubled scores, stars earned or struck, and the cells legal now.
-            view = view_of(app)
-            for player in view["players"]:
-                assert player["name"] in text and str(player["total"]) in text
-            assert "[" in text  # cells that may be filled now, with their values
-            assert "Dice" in text and "R: Roll" in text
-            assert "R roll" in lines[-1]
-            # Another player's sheet with Tab: crosses, struck notes, earned stars.
-            await pilot.press("tab", "tab")
-            ana = app.screen_text()
-            assert "Score sheet of Ana" in ana
-            assert "✕" in ana and "~" in ana and "★ " in ana and "×2" in ana
-            app.save_screenshot("school-80x24-ana.svg", str(tmp_path))
-            # Narrow: the side panel moves below the sheet, which stays whole (compact).
-            await pilot.resize_terminal(56, 24)
-            await until(pilot, lambda: screen.layout_info is not None and screen.layout_info[1])
-            assert screen.layout_info is not None and screen.layout_info[0].width <= 54
-            assert "School 6" in app.screen_text()
-            # Wide: the other sheets appear beside, smaller.
-            await pilot.resize_terminal(170, 32)
-            await until(pilot, lambda: screen.layout_info is not None and screen.layout_info[2])
-            assert app.screen_text().count("Σ") == 2
-            app.save_screenshot("school-170x32.svg", str(tmp_path))
-        assert (tmp_path / "school-80x24.svg").stat().st_size > 10_000
-
-    run(scenario)
-
-
-def test_six_columns_fit_80_columns_compact() -> None:
-    view = again_view(_mid_game(columns=6, turns=10).game)
-    for lang in LANGS:
-        layout = choose_layout(view, Words(lang), 80 - 20 - 2)
-        assert layout.compact and layout.width <= 58, lang
-
-
-def test_hints_show_the_advisors_expected_final_scores() -> None:
-    async def scenario() -> None:
-        session = _mid_game(turns=40)
-        app = PlayApp(session, lang="en")
-        async with app.run_test(size=(100, 40)) as pilot:
-            await until(pilot, lambda: app.game_screen is not None)
-            assert "Hints" not in app.screen_text()
-            await pilot.press("h")
-            text = app.screen_text()
-            assert "Hints · expected final score" in text
-            best = f"{advise(session.state).best.value:.1f}".replace("-", "−")
-            assert best in text
-            await pilot.press("question_mark")
-            assert "Hints" not in app.screen_text()
-
-    run(scenario)
-
-
-def test_clicks_hold_dice_and_fill_cells() -> None:
-    async def scenario() -> None:
-        rules = get_rules("school", {"columns": 1})
-        session = LocalSession.new(
-            rules, parse_seats("human:Ana,human:Bea"), dice=SeededDice(9), bot_delay=0
-        )
-        app = PlayApp(session, lang="en")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.game_screen is not None)
-            await app.action_roll()
-            await until(pilot, lambda: view_of(app)["turn"]["rolls"] == 1)
-            app.action_toggle_die(0)
-            app.action_toggle_die(4)
-            assert table(app).held == {0, 4}
-            await app.action_roll()
-            await until(pilot, lambda: view_of(app)["turn"]["rolls"] == 2)
-            record = await session.record()
-            assert record["turns"][0]["rolls"][1]["keep"] == [0, 4]
-            # Click the Sum cell (always legal): find its line and the bracket in it.
-            lines = app.screen_text().splitlines()
-            y = next(n for n, line in enumerate(lines) if line.startswith((" Sum", "▸Sum")))
-            x = lines[y].index("[")
-            await pilot.click(offset=(x + 1, y))
-            await until(pilot, lambda: view_of(app)["turn_number"] == 1)
-            assert view_of(app)["sheets"][0]["rows"][-1]["cells"][0]["mark"] == "score"
+            session = local(app)
+            assert session.game.rules.variant == "yahtzee"
+            assert dict(session.game.rules.options)["upper_bonus"] is False
+            assert session.players == ["Zoë", "Experto 2"] and session.is_bot(1)
 
     run(scenario)
 

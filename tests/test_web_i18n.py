@@ -11,14 +11,19 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi.testclient import TestClient
 
+from dicepoker import i18n
 from dicepoker.bots import LEVELS
+from dicepoker.engine.errors import IllegalActionError
 from dicepoker.rules import get_rules
-from dicepoker.rules.presets import PRESETS
-from dicepoker.web import i18n, pages
+from dicepoker.rules.variants import VARIANTS
+from dicepoker.web import pages
 
 WEB = Path(pages.__file__).resolve().parent
 LANGS = ("en", "es", "pt")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
+#: Message ids that name a thing (a row, a variant, a refusal, ...) rather than say an English text.
+SYMBOLIC = ("row.", "variant.", "level.", "option.", "error.", "reason.", "site.")
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +56,9 @@ def used_msgids() -> set[str]:
     for script in (WEB / "static" / "js").glob("*.js"):
         text = script.read_text(encoding="utf-8")
         found |= set(re.findall(r'\bt\(\s*"([^"\\]*)"', text))
-        for block in re.findall(r"(?:ERROR_TEXT|SECTION_TITLE) = \{(.*?)\n\};", text, re.S):
-            found |= set(re.findall(r':\s*"([^"\\]*)"', block))
+    # The section titles of every variant's sheet are message ids of the rules data.
+    for name in VARIANTS:
+        found |= {title for _section, title in get_rules(name).section_titles}
     return found
 
 
@@ -69,7 +75,7 @@ def test_every_message_is_translated_in_spanish_and_portuguese() -> None:
 def test_symbolic_ids_have_english_text() -> None:
     english = i18n.raw_catalog("en")
     for msgid, text in english.items():
-        if msgid.startswith(("row.", "preset.", "level.", "option.")):
+        if msgid.startswith(SYMBOLIC):
             assert text.strip() and text != msgid, msgid
 
 
@@ -77,7 +83,7 @@ def test_placeholders_survive_translation() -> None:
     english = i18n.raw_catalog("en")
     for lang in LANGS:
         for msgid, text in i18n.raw_catalog(lang).items():
-            source = msgid if not msgid.startswith(("row.", "preset.")) else english[msgid]
+            source = english[msgid] if msgid.startswith(SYMBOLIC) else msgid
             wanted = sorted(PLACEHOLDER.findall(source))
             assert sorted(PLACEHOLDER.findall(text or source)) == wanted, (lang, msgid)
 
@@ -89,13 +95,71 @@ def test_every_text_the_pages_use_is_in_the_catalog() -> None:
     assert missing == []
 
 
-def test_every_row_preset_option_and_bot_level_has_a_label() -> None:
+#: The refusals of the REST API (the project's error shape, `{"error": {"code", "message"}}`).
+REST_CODES = {
+    "bad_request",
+    "bad_options",
+    "bad_seats",
+    "no_open_seat",
+    "seat_taken",
+    "not_found",
+    "not_finished",
+    "bad_record",
+    "too_large",
+    "rate_limited",
+    "internal",
+}
+
+
+def refusal_codes() -> set[str]:
+    """The error codes the server sends: those docs/api.md lists for the WebSocket, those of the
+    REST API, and those of the engine's refusals."""
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
+    listed = re.search(r"Codes: (.*?)\. `ref` echoes", text, re.S)
+    assert listed, "docs/api.md lists the WebSocket's error codes"
+    named = re.sub(r"\([^)]*\)", "", listed.group(1))  # the asides in brackets name no code
+    codes = set(re.findall(r"`([a-z_]+)`", named)) | REST_CODES
+
+    def engine(cls: type[IllegalActionError]) -> set[str]:
+        return {cls.code}.union(*(engine(sub) for sub in cls.__subclasses__()))
+
+    return codes | engine(IllegalActionError)
+
+
+def test_every_refusal_has_words_in_every_language() -> None:
+    codes = refusal_codes()
+    assert {"not_your_turn", "stale", "bad_move", "illegal", "bad_record", "rate_limited"} <= codes
     for lang in LANGS:
         catalog = i18n.raw_catalog(lang)
-        for name, preset in PRESETS.items():
-            assert catalog[f"preset.{name}"]
-            assert catalog[f"preset.{name}.desc"]
-            for spec in preset.options:
+        missing = sorted(code for code in codes if not catalog.get(f"error.{code}"))
+        assert missing == [], (lang, missing)
+    # Where the server's own message says why, the text has a place for it.
+    english = i18n.raw_catalog("en")
+    assert "{reason}" in english["error.bad_record"]
+    assert "{reason}" not in english["error.not_your_turn"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "text"),
+    [
+        ("en", "not_your_turn", "It is not your turn."),
+        ("es", "not_your_turn", "No es tu turno."),
+        ("pt", "not_your_turn", "Não é a sua vez."),
+        ("es", "stale", "La partida ha avanzado: mira de nuevo y vuelve a intentarlo."),
+        ("pt", "bad_record", "Não dá para ler esta partida: {reason}"),
+    ],
+)
+def test_refusal_words(lang: str, code: str, text: str) -> None:
+    assert i18n.gettext(lang, f"error.{code}") == text
+
+
+def test_every_row_variant_option_and_bot_level_has_a_label() -> None:
+    for lang in LANGS:
+        catalog = i18n.raw_catalog(lang)
+        for name, variant in VARIANTS.items():
+            assert catalog[f"variant.{name}"]
+            assert catalog[f"variant.{name}.desc"]
+            for spec in variant.options:
                 assert catalog[f"option.{spec.name}"], (lang, spec.name)
             for row in get_rules(name).rows:
                 assert catalog[f"row.{name}.{row.id}"], (lang, name, row.id)
@@ -155,10 +219,18 @@ def test_gettext_falls_back_to_english_then_to_the_msgid() -> None:
 
 
 def test_catalog_json_is_complete_for_each_language() -> None:
+    def words(catalog: dict[str, str]) -> set[str]:
+        return {key for key in catalog if "|" not in key}  # plural forms: per language
+
     english = i18n.catalog_json("en")
     for lang in LANGS:
         catalog = i18n.catalog_json(lang)
-        assert set(catalog) == set(english)
+        assert words(catalog) == words(english)
+        assert {key for key in catalog if "|" in key} == {
+            f"{msgid}|{category}"
+            for msgid in i18n.raw_plurals("en")
+            for category in i18n.plural_categories(lang)
+        }
         assert all(isinstance(value, str) and value for value in catalog.values())
     with pytest.raises(KeyError):
         i18n.catalog_json("fr")
@@ -243,13 +315,13 @@ def test_language_from_cookie_and_header(client: TestClient) -> None:
         client.cookies.clear()
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("lang", LANGS)
-def test_rules_pages(client: TestClient, preset: str, lang: str) -> None:
-    response = client.get(f"/rules/{preset}", params={"lang": lang})
+def test_rules_pages(client: TestClient, variant: str, lang: str) -> None:
+    response = client.get(f"/rules/{variant}", params={"lang": lang})
     assert response.status_code == 200
     assert "<table>" in response.text
-    source = (pages.RULES_DIR / lang / f"{preset}.md").read_text(encoding="utf-8")
+    source = (pages.RULES_DIR / lang / f"{variant}.md").read_text(encoding="utf-8")
     title = source.splitlines()[0].lstrip("# ").split(" (")[0]
     assert title in response.text
 
@@ -259,8 +331,8 @@ def test_rules_link_resolves() -> None:
     assert link.is_symlink()
     assert not Path(str(link.readlink())).is_absolute()
     for lang in LANGS:
-        for preset in PRESETS:
-            assert (pages.RULES_DIR / lang / f"{preset}.md").is_file()
+        for variant in VARIANTS:
+            assert (pages.RULES_DIR / lang / f"{variant}.md").is_file()
 
 
 def test_unknown_pages_are_404(client: TestClient) -> None:
@@ -290,7 +362,16 @@ def test_static_files_are_served_and_scripts_import_only_local_modules(
             assert (path.parent / target).is_file(), (path.name, target)
         assert "innerHTML = " not in text.replace("svg.innerHTML = '<rect", "")
         assert client.get(f"/static/js/{path.name}").status_code == 200
-    assert client.get("/static/css/app.css").status_code == 200
+    sheets = sorted((WEB / "static" / "css").glob("*.css"))
+    assert len(sheets) > 1
+    base = (WEB / "templates" / "base.html").read_text(encoding="utf-8")
+    for path in sheets:
+        assert f'"{path.stem}"' in base, path.name  # base.html links every stylesheet
+        response = client.get(f"/static/css/{path.name}")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/css")
+    for tag in re.findall(r'<link rel="stylesheet" href="([^"?]+)', client.get("/").text):
+        assert client.get(tag).status_code == 200, tag
 
 
 def test_templates_escape_what_they_are_given() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from dicepoker.server.protocol import socket_protocols
+from dicepoker.protocol import socket_protocols
 
 Message = dict[str, Any]
 
@@ -24,11 +24,16 @@ class Player:
         game_id: str,
         token: str | None = None,
         *,
-        ping_interval: float | None = 20.0,
+        ping_interval: float | None = None,
         in_header: bool = False,
     ) -> None:
         """`in_header`: send the token as the web client does, in the Sec-WebSocket-Protocol
-        header (offering our subprotocol); else in the URL's query."""
+        header (offering our subprotocol); else in the URL's query.
+
+        A test reads a connection when it wants to, perhaps only at the end of a game: the
+        connection keeps every message it receives (no limit on its queue, so it never stops
+        reading the socket) and sends no keepalive pings unless asked (a ping's answer waits
+        behind unread messages, and a slow machine's pause would close the connection)."""
         url = f"{ws_url}/ws/games/{game_id}"
         protocols = None
         if in_header:
@@ -37,7 +42,13 @@ class Player:
             url += f"?token={token}"
         self._stack = ExitStack()
         self.connection: ClientConnection = self._stack.enter_context(
-            connect(url, open_timeout=10, ping_interval=ping_interval, subprotocols=protocols)
+            connect(
+                url,
+                open_timeout=10,
+                ping_interval=ping_interval,
+                max_queue=None,
+                subprotocols=protocols,
+            )
         )
         self.seq = 0
         self.state: Message = {}

@@ -77,9 +77,6 @@ class Advice:
                 return option
         raise KeyError(str(action))
 
-    def value_of(self, action: Action) -> float:
-        return self.option(action).value
-
     def as_json(self) -> dict[str, Any]:
         return {
             "seat": self.seat,
@@ -275,4 +272,4 @@ def analyse(record: Mapping[str, Any]) -> Analysis:
         mine = [d for d in decisions if d.seat == summary.seat and d.loss > 0]
         summary.worst = sorted(mine, key=lambda d: -d.loss)[:5]
     method = "solver" if solver_for(rules) is not None else "expectimax"
-    return Analysis(rules.preset, method, decisions, summaries)
+    return Analysis(rules.variant, method, decisions, summaries)

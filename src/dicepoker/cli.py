@@ -6,17 +6,25 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from dicepoker.bots import LEVELS, make_bot
-from dicepoker.dice import SecretDice, SeededDice
-from dicepoker.engine import GameState
-from dicepoker.record import RecordError, load_record, replay, summary
-from dicepoker.render import dice_text, game_text
-from dicepoker.rules import PRESETS, Rules, RulesError, get_rules, parse_option_value
-from dicepoker.simulate import play_game, simulate
+from dicepoker.rules import (
+    DEFAULT_VARIANT,
+    VARIANTS,
+    Rules,
+    RulesError,
+    get_rules,
+    parse_option_value,
+)
+
+if TYPE_CHECKING:
+    from dicepoker.engine import GameState
+
+# Each command imports what it uses when it runs: this module is also what a spawned process of
+# `dicepoker serve` (a bot worker) imports first, as its main module, and it should stay light.
+VARIANT_LIST = ", ".join(VARIANTS)
 
 app = typer.Typer(
     add_completion=False,
@@ -32,7 +40,7 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
-def rules_from(preset: str, options: list[str] | None) -> Rules:
+def rules_from(variant: str, options: list[str] | None) -> Rules:
     given: dict[str, object] = {}
     for item in options or []:
         name, sep, value = item.partition("=")
@@ -43,12 +51,14 @@ def rules_from(preset: str, options: list[str] | None) -> Rules:
         except RulesError as exc:
             fail(str(exc))
     try:
-        return get_rules(preset, given)
+        return get_rules(variant, given)
     except RulesError as exc:
         fail(str(exc))
 
 
 def levels_from(bots: str) -> list[str]:
+    from dicepoker.bots import LEVELS
+
     levels = [level.strip() for level in bots.split(",") if level.strip()]
     unknown = [level for level in levels if level not in LEVELS]
     if unknown or not levels:
@@ -58,7 +68,9 @@ def levels_from(bots: str) -> list[str]:
 
 OptionList = Annotated[
     list[str] | None,
-    typer.Option("--option", "-o", help="A preset option NAME=VALUE (repeatable), e.g. columns=2."),
+    typer.Option(
+        "--option", "-o", help="A variant option NAME=VALUE (repeatable), e.g. columns=2."
+    ),
 ]
 
 
@@ -68,18 +80,29 @@ def replay_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Replay a game record and show the final sheets (or the position it stops at)."""
+    from dicepoker.protocol import Replayed
+    from dicepoker.record import RecordError, check_record, load_record
+    from dicepoker.render import game_text
+    from dicepoker.view import game_view
+
     try:
         record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
-        game = replay(record)
+        typed, game = check_record(record)
     except RecordError as exc:
         fail(str(exc))
     if as_json:
-        typer.echo(json.dumps(summary(game.state), ensure_ascii=False))
+        # The record as checked and the view of where it ends: the API's own shapes.
+        view = game_view(game.state)
+        totals = [player.total for player in view.players]
+        replayed = Replayed(record=typed, state=view, finished=view.finished, totals=totals)
+        typer.echo(replayed.to_json())
     else:
         typer.echo(game_text(game.state))
 
 
 def _load_game(file: Path) -> GameState:
+    from dicepoker.record import RecordError, load_record, replay
+
     try:
         record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
         return replay(record).state
@@ -96,6 +119,7 @@ def advise_command(
 ) -> None:
     """The expected final score of every option of the player to move, and the best one."""
     from dicepoker.advisor import advise
+    from dicepoker.render import dice_text
 
     state = _load_game(file)
     if state.finished:
@@ -103,7 +127,7 @@ def advise_command(
     advice = advise(state)
     if as_json:
         out = {
-            "variant": state.rules.preset,
+            "variant": state.rules.variant,
             "player": state.players[state.seat],
             "turn": state.turn + 1,
             "dice": list(state.dice),
@@ -143,6 +167,7 @@ def analyse_command(
 ) -> None:
     """Every decision of a record against the best option: expected points lost, per player."""
     from dicepoker.advisor import analyse
+    from dicepoker.record import RecordError, load_record
 
     try:
         record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
@@ -181,6 +206,7 @@ def verify_command(
     Exit status 0 when every roll matches, 1 otherwise (with the first differing turn and roll).
     """
     from dicepoker.fair import verify_record
+    from dicepoker.record import RecordError, load_record
 
     try:
         record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
@@ -199,7 +225,7 @@ def verify_command(
 
 @app.command("simulate")
 def simulate_command(
-    preset: Annotated[str, typer.Argument(help="school, yahtzee, yahtzee15 or poker-dice.")],
+    variant: Annotated[str, typer.Argument(help=VARIANT_LIST + ".")],
     bots: Annotated[str, typer.Option(help="Bot level per seat, comma-separated.")] = "greedy",
     games: Annotated[int, typer.Option(min=1, help="Games to play.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the first game (game g uses seed+g).")] = 0,
@@ -210,22 +236,24 @@ def simulate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play bots against each other and print the mean score per seat."""
-    rules = rules_from(preset, option)
+    from dicepoker.simulate import simulate
+
+    rules = rules_from(variant, option)
     levels = levels_from(bots)
     if not rules.min_players <= len(levels) <= rules.max_players:
-        fail(f"{preset} is played by {rules.min_players} to {rules.max_players} players")
+        fail(f"{variant} is played by {rules.min_players} to {rules.max_players} players")
     stats, kept = simulate(rules, levels, games, seed, keep_records=records is not None)
     if records is not None:
         try:
             records.mkdir(parents=True, exist_ok=True)
             for number, record in enumerate(kept):
-                path = records / f"{preset}-{seed + number:06d}.json"
+                path = records / f"{variant}-{seed + number:06d}.json"
                 path.write_text(json.dumps(record) + "\n", encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write records: {exc}")
     if as_json:
         out = {
-            "preset": preset,
+            "variant": variant,
             "options": rules.option_dict,
             "games": games,
             "seed": seed,
@@ -236,7 +264,7 @@ def simulate_command(
         }
         typer.echo(json.dumps(out))
         return
-    typer.echo(f"{preset} {rules.option_dict} — {games} games, seed {seed}")
+    typer.echo(f"{variant} {rules.option_dict} — {games} games, seed {seed}")
     for number, seat in enumerate(stats, start=1):
         typer.echo(
             f"seat {number} {seat.level:>8}: mean {seat.mean:9.2f} ± {seat.stderr:.2f}"
@@ -246,7 +274,7 @@ def simulate_command(
 
 @app.command("demo")
 def demo_command(
-    preset: Annotated[str, typer.Argument(help="The preset to watch.")] = "school",
+    variant: Annotated[str, typer.Argument(help="The variant to watch.")] = DEFAULT_VARIANT,
     bots: Annotated[
         str, typer.Option(help="Bot level per seat, comma-separated.")
     ] = "greedy,greedy",
@@ -255,10 +283,15 @@ def demo_command(
     quiet: Annotated[bool, typer.Option(help="Only print the final sheets.")] = False,
 ) -> None:
     """Watch bots play one game in the terminal, move by move."""
-    rules = rules_from(preset, option)
+    from dicepoker.bots import make_bot
+    from dicepoker.dice import SecretDice, SeededDice
+    from dicepoker.render import dice_text, game_text
+    from dicepoker.simulate import play_game
+
+    rules = rules_from(variant, option)
     levels = levels_from(bots)
     if not rules.min_players <= len(levels) <= rules.max_players:
-        fail(f"{preset} is played by {rules.min_players} to {rules.max_players} players")
+        fail(f"{variant} is played by {rules.min_players} to {rules.max_players} players")
     bot_list = [
         make_bot(level, None if seed is None else seed + n) for n, level in enumerate(levels)
     ]
@@ -281,17 +314,17 @@ def demo_command(
 
 @app.command("solve")
 def solve_command(
-    preset: Annotated[str, typer.Argument(help="yahtzee, yahtzee15 or poker-dice.")],
+    variant: Annotated[str, typer.Argument(help="yahtzee, yahtzee15 or poker-dice.")],
     option: OptionList = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Build even if a table is cached.")
     ] = False,
 ) -> None:
-    """Build (or load) the exact solver's table of PRESET and print its expected score."""
+    """Build (or load) the exact solver's table of VARIANT and print its expected score."""
     from dicepoker.solver import UnsupportedRulesError, solve_rules
 
-    rules = rules_from(preset, option)
+    rules = rules_from(variant, option)
     try:
         report = solve_rules(rules, rebuild=rebuild)
     except UnsupportedRulesError as exc:
@@ -370,6 +403,7 @@ def serve_command(
     import uvicorn
 
     from dicepoker.server.app import SETTINGS_ENV, Settings, create_app, default_database
+    from dicepoker.server.lifeline import PARENT_ENV
     from dicepoker.server.store import database_url
 
     settings = Settings(
@@ -399,10 +433,12 @@ def serve_command(
     if workers == 1:
         uvicorn.run(create_app(settings), host=host, port=port, **options)
         return
-    # Each worker process builds its own app from the same settings.
+    # Each server process builds its own app from the same settings, and ends when this
+    # supervisor dies, however it dies (dicepoker.server.lifeline).
     os.environ[SETTINGS_ENV] = settings.to_json()
+    os.environ[PARENT_ENV] = str(os.getpid())
     uvicorn.run(
-        "dicepoker.server.app:app_from_environment",
+        "dicepoker.server.lifeline:worker_app",
         factory=True,
         host=host,
         port=port,
@@ -411,20 +447,20 @@ def serve_command(
     )
 
 
-@app.command("presets")
-def presets_command() -> None:
-    """List the presets and their options."""
-    for preset in PRESETS.values():
-        typer.echo(f"{preset.name:<11} {preset.title} (rules page {preset.seed})")
-        for spec in preset.options:
+@app.command("variants")
+def variants_command() -> None:
+    """List the variants and their options."""
+    for variant in VARIANTS.values():
+        typer.echo(f"{variant.name:<11} {variant.title} (rules page {variant.seed})")
+        for spec in variant.options:
             default = "unset" if spec.default is None else json.dumps(spec.default)
             typer.echo(f"    {spec.name}: {spec.kind.__name__}, default {default} — {spec.help}")
 
 
 @app.command("play")
 def play_command(
-    preset: Annotated[
-        str | None, typer.Option(help="school, yahtzee, yahtzee15 or poker-dice (default school).")
+    variant: Annotated[
+        str | None, typer.Option(help=f"{VARIANT_LIST} (default {DEFAULT_VARIANT}).")
     ] = None,
     option: OptionList = None,
     seats: Annotated[
@@ -465,7 +501,7 @@ def play_command(
     from dicepoker.tui.launch import LaunchError, PlayOptions, run_play
 
     opts = PlayOptions(
-        preset=preset,
+        variant=variant,
         options=list(option or []),
         seats=seats,
         lang=lang,

@@ -2,7 +2,11 @@
 
 `Game` is the thin mutable wrapper around the pure engine that keeps the record while a game is
 played; `replay` reads a record back through the same engine and refuses a bad one with the
-1-based number of its first bad turn and the reason.
+1-based number of its first bad turn and the reason. `load_record` reads record text strictly
+(`dicepoker.protocol.jsontext`: no duplicate keys, NaN, lone surrogates or deep nesting), and
+`check_record` is the whole check of a record from outside: strict values, the engine's replay,
+then the typed shape (`dicepoker.protocol.Record`), so that what passes can always be stored and
+sent back.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from dicepoker.dice import DiceSource, FixedDice
 from dicepoker.engine import (
@@ -23,14 +29,11 @@ from dicepoker.engine import (
     NotationError,
     Roll,
     apply,
-    breakdown,
     new_game,
     parse_action,
-    ranking,
-    sheet_breakdown,
-    winner,
 )
-from dicepoker.rules import Rules, RulesError, find_preset, get_rules
+from dicepoker.protocol import JSONTextError, Record, check_value, strict_loads
+from dicepoker.rules import Rules, RulesError, get_rules
 
 MAX_RECORD_BYTES = 4 * 1024 * 1024
 
@@ -124,7 +127,7 @@ class Game:
         if self._current["rolls"]:
             turns.append(self._current)
         return {
-            "variant": self.rules.preset,
+            "variant": self.rules.variant,
             "options": self.rules.option_dict,
             "players": list(self.state.players),
             **self.extra,
@@ -136,7 +139,8 @@ class Game:
 
 
 def load_record(source: str | Path | bytes) -> dict[str, Any]:
-    """Parse a record from a path or JSON text; a `RecordFormatError` says what is wrong."""
+    """Parse a record from a path or JSON text (strictly: see the module's docstring); a
+    `RecordFormatError` says what is wrong."""
     if isinstance(source, Path):
         try:
             size = source.stat().st_size
@@ -151,8 +155,8 @@ def load_record(source: str | Path | bytes) -> dict[str, Any]:
     if len(source) > MAX_RECORD_BYTES:
         raise RecordFormatError(f"record too large ({len(source)} bytes)")
     try:
-        data = json.loads(source)
-    except (ValueError, RecursionError) as exc:
+        data = strict_loads(source)
+    except JSONTextError as exc:
         raise RecordFormatError(f"not a JSON record: {exc}") from None
     if not isinstance(data, dict):
         raise RecordFormatError(f"a record is a JSON object, not {_json_type(data)}")
@@ -301,70 +305,26 @@ def replay(
     return game
 
 
-# --- summaries ---------------------------------------------------------------------------------
+def check_record(record: Mapping[str, Any]) -> tuple[Record, Game]:
+    """The whole check of a record from outside (an import, a file): the engine replays it (the
+    first bad turn and why), then its shape is checked against the `Record` model (types the
+    replay does not read, such as a turn's `auto`). Returns the typed record and the game.
 
-
-def summary(state: GameState) -> dict[str, Any]:
-    """A JSON-ready account of a position: totals, breakdowns, bonuses, places, whose turn."""
-    rules = state.rules
-    places = {standing.seat: standing for standing in ranking(state)}
-    school = rules.reserve is not None
-    yahtzee = any(spec.name == "yahtzee_bonus" for spec in find_preset(rules.preset).options)
-    players = []
-    for seat, name in enumerate(state.players):
-        parts = breakdown(state, seat)
-        sheet = state.final_sheets[seat]
-        entry: dict[str, Any] = {
-            "seat": seat,
-            "name": name,
-            "total": parts.total,
-            "place": places[seat].place,
-            "cells": parts.cells,
-            "bonus_points": parts.bonuses,
-        }
-        if school:
-            entry.update(
-                reserve=parts.reserve,
-                zeros=parts.zeros,
-                strikes=parts.strikes,
-                bonuses=[bonus.as_list() for bonus in sheet.stars],
-            )
-        else:
-            entry["upper_bonus"] = parts.upper_bonus
-        if yahtzee:
-            entry.update(yahtzee_bonus=parts.yahtzee_bonus, jokers=sheet.jokers)
-        if seat in state.forfeited:
-            entry["forfeited"] = True
-        players.append(entry)
-    out: dict[str, Any] = {
-        "variant": rules.preset,
-        "options": rules.option_dict,
-        "finished": state.finished,
-        "turns": state.turn,
-        "players": players,
-        "totals": [p["total"] for p in players],
-    }
-    per_seat = ["reserve", "zeros", "strikes", "bonuses"] if school else ["upper_bonus"]
-    if yahtzee:
-        per_seat += ["yahtzee_bonus", "jokers"]
-    for key in per_seat:
-        out[key] = [p[key] for p in players]
-    won = winner(state)
-    out["winner"] = state.players[won] if won is not None else None
-    if state.stage:
-        out["tiebreak"] = {
-            "game": state.stage,
-            "players": [state.players[seat] for seat in state.contenders],
-            "totals": [
-                sheet_breakdown(rules, state.sheets[seat]).total for seat in state.contenders
-            ],
-        }
-    if not state.finished:
-        out["to_move"] = {
-            "seat": state.seat,
-            "name": state.players[state.seat],
-            "dice": list(state.dice),
-            "rolls": state.rolls,
-            "rolls_left": state.rolls_left,
-        }
-    return out
+    Raises `RecordFormatError`, or `RecordTurnError` for a problem inside a turn.
+    """
+    try:
+        check_value(record)  # what load_record refuses, for records that did not come through it
+    except JSONTextError as exc:
+        raise RecordFormatError(f"not a JSON record: {exc}") from None
+    game = replay(record)
+    try:
+        typed = Record.model_validate(record, strict=True)
+    except ValidationError as exc:
+        problem = exc.errors(include_url=False, include_input=False)[0]
+        where = list(problem["loc"])
+        if len(where) >= 2 and where[0] == "turns" and isinstance(where[1], int):
+            inside = ".".join(str(part) for part in where[2:])
+            raise RecordTurnError(where[1] + 1, f"{inside}: {problem['msg']}") from None
+        path = ".".join(str(part) for part in where)
+        raise RecordFormatError(f"the record's {path}: {problem['msg']}") from None
+    return typed, game

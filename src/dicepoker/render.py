@@ -27,7 +27,7 @@ def row_label(rules: Rules, row_id: str) -> str:
 
 
 def dice_text(rules: Rules, dice: tuple[int, ...]) -> str:
-    """Dice as the preset shows them (9 10 J Q K A for poker dice)."""
+    """Dice as the variant shows them (9 10 J Q K A for poker dice)."""
     return " ".join(rules.face_labels[die - 1] for die in dice)
 
 
@@ -127,7 +127,7 @@ def game_text(state: GameState) -> str:
         f"{standing.place}. {standing.name} {standing.total}" for standing in ranking(state)
     )
     status = "finished" if state.finished else f"turn {state.turn + 1}"
-    blocks.append(f"{rules.preset} — {status} — {standings}")
+    blocks.append(f"{rules.variant} — {status} — {standings}")
     if not state.finished:
         dice = dice_text(rules, state.dice) if state.dice else "not rolled"
         blocks.append(

@@ -1,4 +1,9 @@
-"""Bots playing whole games: for simulations, demos, benchmarks and training data."""
+"""Bots playing whole games: for simulations, demos, benchmarks and training data.
+
+The games are played by the one bot loop (`dicepoker.master.botloop`), the same that plays the
+bots of the web app and of the terminal client, here run synchronously: the engine applies each
+action at once, with nothing to commit and nobody to tell.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,40 @@ from dataclasses import dataclass, field
 
 from dicepoker.bots import Bot, make_bot
 from dicepoker.dice import DiceSource, SeededDice
-from dicepoker.engine import GameState, ranking, totals
+from dicepoker.engine import Action, GameState, ranking, totals
+from dicepoker.master import Refusal, botloop
 from dicepoker.record import Game
 from dicepoker.rules import Rules
+
+OnAction = Callable[[GameState, str], None]
+
+
+class _Solo:
+    """A game of bots only, as the bot loop reads it (its seq: the actions played so far)."""
+
+    def __init__(self, game: Game, bots: Sequence[Bot], on_action: OnAction | None) -> None:
+        self.game = game
+        self.bots = bots
+        self.on_action = on_action
+        self.seq = 0
+
+    @property
+    def state(self) -> GameState:
+        return self.game.state
+
+    def bot_to_move(self) -> int | None:
+        state = self.game.state
+        return None if state.finished else state.seat
+
+    def choose(self, seat: int, state: GameState) -> Action:
+        return self.bots[seat].choose(state)
+
+    def act(self, seat: int, action: Action, seq: int) -> Refusal | None:
+        self.game.play(action, seat=seat)  # a bot's illegal action is raised: a bug to see
+        self.seq += 1
+        if self.on_action is not None:
+            self.on_action(self.game.state, str(action))
+        return None
 
 
 def play_game(
@@ -20,16 +56,13 @@ def play_game(
     *,
     names: Sequence[str] | None = None,
     extra: dict[str, object] | None = None,
-    on_action: Callable[[GameState, str], None] | None = None,
+    on_action: OnAction | None = None,
 ) -> Game:
     """Play one game to the end, seat i played by `bots[i]`; returns it with its record."""
     players = list(names) if names else [f"{bot.level}-{seat + 1}" for seat, bot in enumerate(bots)]
     game = Game(rules, players, dice, extra=extra)
-    while not game.state.finished:
-        action = bots[game.state.seat].choose(game.state)
-        game.play(action)
-        if on_action is not None:
-            on_action(game.state, str(action))
+    solo = _Solo(game, bots, on_action)
+    botloop.run(solo, solo.choose, solo.act)
     return game
 
 

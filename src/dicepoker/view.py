@@ -1,20 +1,31 @@
-"""The public view of a position as plain JSON data: what every interface draws.
+"""The public view of a position (`dicepoker.protocol.GameView`): what every interface draws.
 
 The web page, the terminal client and the API all render this one structure, built only from the
 engine's own answers (cells, star status, breakdowns, previews), so no interface re-implements a
 rule. It holds nothing secret: seat tokens and dice seeds never appear here.
+
+The server builds a view after every event of every game, from data the engine has typed
+already: the models are made with `Wire.build` (no validation, see `dicepoker.protocol.base`) and
+written with `to_json()`; tests/test_view.py checks that every view validates and reads back the
+same.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from dicepoker.engine import (
+    Action,
     Cell,
+    Forfeit,
     GameState,
     Mark,
+    Move,
     Sheet,
     breakdown,
+    claimed_stars,
     preview,
     ranking,
     sheet_breakdown,
@@ -22,116 +33,205 @@ from dicepoker.engine import (
     upper_total,
     winner,
 )
-from dicepoker.rules import Rules
+from dicepoker.protocol.view import (
+    BreakdownView,
+    CellView,
+    ClockRule,
+    GameView,
+    LastMoveView,
+    LegalMoveView,
+    PlayerView,
+    RuleRowView,
+    RulesView,
+    SectionView,
+    SheetRowView,
+    SheetView,
+    StarView,
+    TieBreakView,
+    TurnView,
+    UpperBonusRule,
+    UpperView,
+)
+from dicepoker.rules import Pattern, Rules
+
+_cell = CellView.build
+_star = StarView.build
 
 
-def cell_view(sheet: Sheet, index: int, cell: Cell | None) -> dict[str, Any] | None:
+def cell_view(sheet: Sheet, index: int, cell: Cell | None) -> CellView | None:
     """One cell: its mark and points, and for School cells the reserve note (struck or not)."""
     if cell is None:
         return None
-    out: dict[str, Any] = {"mark": cell.mark.value, "points": cell.points}
+    values: dict[str, Any] = {"mark": cell.mark.value, "points": cell.points}
     if cell.doubled:
-        out["doubled"] = True
+        values["doubled"] = True
     if cell.joker:
-        out["joker"] = True
+        values["joker"] = True
     if cell.mark is Mark.CLOSED:
-        out["used_reserve"] = cell.used_reserve
+        values["used_reserve"] = cell.used_reserve
         if cell.note is not None:
-            out["note"] = cell.note
-            out["note_struck"] = sheet.note_at != index
-    return out
+            values["note"] = cell.note
+            values["note_struck"] = sheet.note_at != index
+    return _cell(**values)
 
 
-def sheet_view(state: GameState, seat: int, sheet: Sheet | None = None) -> dict[str, Any]:
-    """A player's sheet row by row, with stars, the legal cells highlighted by the caller."""
+def sheet_view(
+    state: GameState,
+    seat: int,
+    sheet: Sheet | None = None,
+    before: tuple[Sheet, SheetView] | None = None,
+) -> SheetView:
+    """A player's sheet row by row, with stars, the legal cells highlighted by the caller.
+    `before`: an earlier sheet of the same seat and its view, whose rows are reused where the
+    row's cells are the very same and its star says the same (a move changes one row)."""
     rules = state.rules
     sheet = state.sheets[seat] if sheet is None else sheet
     stars = {(s.kind, s.key): s for s in star_status(state, seat)} if rules.stars else {}
 
-    def star(kind: str, key: str | int) -> dict[str, Any] | None:
+    def star(kind: str, key: str | int) -> StarView | None:
         status = stars.get((kind, key))
         if status is None:
             return None
-        return {"status": status.status, "value": status.value}
+        return _star(status=status.status, value=status.value)
 
+    old_cells: tuple[Cell | None, ...] | None = None
+    old_rows: list[SheetRowView] = []
+    if before is not None and before[0].note_at == sheet.note_at:
+        old_cells, old_rows = before[0].cells, before[1].rows
     rows = []
+    columns = rules.columns
+    cells = sheet.cells
     for index, row in enumerate(rules.rows):
-        start = index * rules.columns
+        start = index * columns
+        kind = "school_row" if row.school else "combination_row"
+        if old_cells is not None and all(
+            cells[at] is old_cells[at] for at in range(start, start + columns)
+        ):
+            old = old_rows[index]
+            status = stars.get((kind, row.id)) if row.star else None
+            shown = old.star
+            if (status is None and shown is None) or (
+                status is not None
+                and shown is not None
+                and (status.status, status.value) == (shown.status, shown.value)
+            ):
+                rows.append(old)
+                continue
         rows.append(
-            {
-                "id": row.id,
-                "section": row.section,
-                "school": row.school,
-                "cells": [
-                    cell_view(sheet, start + column, sheet.cells[start + column])
-                    for column in range(rules.columns)
+            SheetRowView.build(
+                id=row.id,
+                section=row.section,
+                school=row.school,
+                cells=[
+                    cell_view(sheet, start + column, cells[start + column])
+                    for column in range(columns)
                 ],
-                "star": star("school_row" if row.school else "combination_row", row.id)
-                if row.star
-                else None,
-            }
+                star=star(kind, row.id) if row.star else None,
+            )
         )
     parts = sheet_breakdown(rules, sheet)
-    out: dict[str, Any] = {
+    values: dict[str, Any] = {
         "rows": rows,
-        "column_stars": [star("column", column) for column in range(rules.columns)]
+        "column_stars": [star("column", column) for column in range(columns)]
         if rules.stars and rules.stars.columns
         else [],
-        "breakdown": {
-            "cells": parts.cells,
-            "stars": parts.stars,
-            "upper_bonus": parts.upper_bonus,
-            "yahtzee_bonus": parts.yahtzee_bonus,
-            "reserve": parts.reserve,
-            "zeros": parts.zeros,
-            "zero_penalty": parts.zero_penalty,
-            "strikes": parts.strikes,
-            "total": parts.total,
-        },
-        "bonuses": [bonus.as_list() for bonus in sheet.stars],
+        "breakdown": BreakdownView.build(
+            cells=parts.cells,
+            stars=parts.stars,
+            upper_bonus=parts.upper_bonus,
+            yahtzee_bonus=parts.yahtzee_bonus,
+            reserve=parts.reserve,
+            zeros=parts.zeros,
+            zero_penalty=parts.zero_penalty,
+            strikes=parts.strikes,
+            total=parts.total,
+        ),
+        "bonuses": [(bonus.kind, bonus.key, bonus.value) for bonus in sheet.stars],
         "jokers": sheet.jokers,
     }
     if rules.upper_bonus:
-        out["upper"] = {
-            "total": upper_total(rules, sheet),
-            "threshold": rules.upper_bonus.threshold,
-            "bonus": rules.upper_bonus.points,
-        }
-    return out
+        values["upper"] = UpperView.build(
+            total=upper_total(rules, sheet),
+            threshold=rules.upper_bonus.threshold,
+            bonus=rules.upper_bonus.points,
+        )
+    return SheetView.build(**values)
 
 
-def rules_view(rules: Rules) -> dict[str, Any]:
-    """What a client needs to lay out a sheet: rows, columns, faces, rolls per turn."""
-    return {
-        "preset": rules.preset,
-        "options": rules.option_dict,
-        "rows": [
-            {"id": row.id, "section": row.section, "school": row.school, "star": row.star}
+@lru_cache(maxsize=256)
+def rules_view(rules: Rules) -> RulesView:
+    """Everything an interface needs to lay out and play a game of these rules, so that no
+    interface branches on a variant's name or assumes five dice: players, dice and faces, each
+    row's face, the section titles (message ids), the zero's penalty, auto-play, the clock.
+    Made once per rules (they are immutable, and so is the view)."""
+    upper = rules.upper_bonus
+    clock = rules.clock
+    return RulesView(
+        variant=rules.variant,
+        options=rules.option_dict,
+        min_players=rules.min_players,
+        max_players=rules.max_players,
+        rows=[
+            RuleRowView(
+                id=row.id,
+                section=row.section,
+                school=row.school,
+                star=row.star,
+                face=row.combo.n if row.combo.pattern is Pattern.FACE else None,
+                strike=row.strike,
+                doubles=row.doubles,
+            )
             for row in rules.rows
         ],
-        "columns": rules.columns,
-        "dice": rules.dice,
-        "face_labels": list(rules.face_labels),
-        "rolls_per_turn": rules.rolls_per_turn,
-        "stars": rules.stars is not None,
-        "column_stars": bool(rules.stars and rules.stars.columns),
-        "reserve": rules.reserve is not None,
-        "upper_bonus": rules.upper_bonus is not None,
-        "yahtzee_bonus": rules.extra_yahtzee is not None,
-        "turn_seconds": rules.turn_seconds,
-    }
+        sections=[SectionView(id=section, title=title) for section, title in rules.section_titles],
+        columns=rules.columns,
+        dice=rules.dice,
+        faces=rules.faces,
+        face_labels=list(rules.face_labels),
+        rolls_per_turn=rules.rolls_per_turn,
+        stars=rules.stars is not None,
+        column_stars=bool(rules.stars and rules.stars.columns),
+        reserve=rules.reserve is not None,
+        zero_penalty=rules.reserve.zero_penalty if rules.reserve else None,
+        upper_bonus=UpperBonusRule(threshold=upper.threshold, points=upper.points)
+        if upper
+        else None,
+        yahtzee_bonus=rules.extra_yahtzee is not None,
+        autoplay=rules.autoplay is not None,
+        clock=ClockRule(
+            option=clock.option if clock else None,
+            online_default=clock.online_default if clock else None,
+            on_timeout="lose" if rules.timeout_loses else "autoplay",
+        ),
+        turn_seconds=rules.turn_seconds,
+    )
+
+
+class SheetsPart(NamedTuple):
+    """What depends on the sheets only: players with totals and places, the sheets, ranking."""
+
+    players: list[PlayerView]
+    sheets: list[SheetView]
+    winner: int | None
+    ranking: list[int]
+    tiebreak: TieBreakView | None
 
 
 class ViewCache:
-    """The sheet part of the last view, reused while the position's sheets are the very same
-    objects: a roll changes only the dice, so a server that sends the view after every event
-    renders the sheets once per move instead of once per event."""
+    """Parts of the last view, reused while what they show has not changed: a roll changes only
+    the dice, so the sheet part is reused while the position's sheets are the very same objects;
+    a move changes one player's sheet, so the other players' sheet views are reused. A server
+    that sends the view after every event renders one sheet per move instead of every sheet
+    per event (and writes each sheet's JSON once, see `SheetView.keeps_json`)."""
 
-    __slots__ = ("key", "part")
+    __slots__ = ("key", "part", "sheets")
 
     def __init__(self) -> None:
         self.key: tuple[Any, ...] | None = None
-        self.part: dict[str, Any] = {}
+        self.part: SheetsPart | None = None
+        # (which sheets, seat) -> (the sheet shown, the seat's current sheet, the stars claimed
+        # in the (sub)game, the view of that sheet).
+        self.sheets: dict[tuple[bool, int], tuple[Sheet, Sheet, Any, SheetView]] = {}
 
     def matches(self, key: tuple[Any, ...]) -> bool:
         old = self.key
@@ -143,45 +243,142 @@ class ViewCache:
         )
 
 
-def _sheets_part(state: GameState) -> dict[str, Any]:
-    """What depends on the sheets only: players with totals and places, the sheets, ranking."""
-    places = {standing.seat: standing.place for standing in ranking(state)}
-    players = []
-    for seat, name in enumerate(state.players):
-        parts = breakdown(state, seat)
-        players.append(
-            {
-                "seat": seat,
-                "name": name,
-                "total": parts.total,
-                "place": places[seat],
-                "forfeited": seat in state.forfeited,
-            }
+def _sheet_view(
+    state: GameState, seat: int, sheet: Sheet, claimed: Any, cache: ViewCache | None, main: bool
+) -> SheetView:
+    """`sheet_view`, reused from `cache` when its inputs are the same: the sheet shown, the seat's
+    current sheet (its stars' status) and the stars claimed by anyone (a star one player earns
+    is struck for the others)."""
+    if cache is None:
+        return sheet_view(state, seat, sheet)
+    current = state.sheets[seat]
+    old = cache.sheets.get((main, seat))
+    if old is not None and old[0] is sheet and old[1] is current and old[2] == claimed:
+        return old[3]
+    view = sheet_view(state, seat, sheet, (old[0], old[3]) if old is not None else None)
+    cache.sheets[(main, seat)] = (sheet, current, claimed, view)
+    return view
+
+
+def _sheets_part(state: GameState, cache: ViewCache | None) -> SheetsPart:
+    standings = ranking(state)
+    places = {standing.seat: standing.place for standing in standings}
+    players = [
+        PlayerView.build(
+            seat=seat,
+            name=name,
+            total=breakdown(state, seat).total,
+            place=places[seat],
+            forfeited=seat in state.forfeited,
         )
-    part: dict[str, Any] = {
-        "players": players,
-        "sheets": [
-            sheet_view(state, seat, state.final_sheets[seat]) for seat in range(len(state.players))
-        ],
-        "winner": winner(state),
-        "ranking": [standing.seat for standing in ranking(state)],
-    }
+        for seat, name in enumerate(state.players)
+    ]
+    claimed = claimed_stars(state) if state.rules.stars else None
+    tiebreak = None
     if state.stage:
-        part["tiebreak"] = {
-            "game": state.stage,
-            "seats": list(state.contenders),
-            "sheets": {
-                str(seat): sheet_view(state, seat, state.sheets[seat]) for seat in state.contenders
+        tiebreak = TieBreakView.build(
+            game=state.stage,
+            seats=list(state.contenders),
+            sheets={
+                str(seat): _sheet_view(state, seat, state.sheets[seat], claimed, cache, False)
+                for seat in state.contenders
             },
-        }
-    return part
+        )
+    finals = state.final_sheets
+    return SheetsPart(
+        players=players,
+        sheets=[
+            _sheet_view(state, seat, finals[seat], claimed, cache, True)
+            for seat in range(len(state.players))
+        ],
+        winner=winner(state),
+        ranking=[standing.seat for standing in standings],
+        tiebreak=tiebreak,
+    )
 
 
-def game_view(state: GameState, cache: ViewCache | None = None) -> dict[str, Any]:
+def last_move_view(before: GameState, action: Action, *, auto: bool = False) -> LastMoveView | None:
+    """What the move `action` of the player to move in `before` did, from the engine's own
+    preview of it (the cell it fills, its points, the change of the total and of the reserve,
+    the stars it earns first); a timeout did nothing but end the turn. None for a roll."""
+    common = {"seat": before.seat, "turn": before.turn, "stage": before.stage, "auto": auto}
+    if isinstance(action, Forfeit):
+        return LastMoveView.build(
+            **common,
+            verb="timeout",
+            row=None,
+            column=None,
+            points=0,
+            doubled=False,
+            gain=0,
+            reserve=0,
+            stars=[],
+        )
+    if not isinstance(action, Move):
+        return None
+    option = next((option for option in preview(before) if option.move == action), None)
+    if option is None:
+        return None  # not a legal move here (the caller's mistake): nothing to tell
+    rules = before.rules
+    sheet = before.sheet
+    return LastMoveView.build(
+        **common,
+        verb=action.verb,
+        row=action.row,
+        column=sheet.next_column(rules, rules.row_index[action.row]),
+        points=option.points,
+        doubled=option.doubled,
+        gain=option.gain,
+        reserve=option.reserve - sheet.reserve,
+        stars=[(bonus.kind, bonus.key, bonus.value) for bonus in option.stars],
+    )
+
+
+def _turn_view(
+    state: GameState, kept: Sequence[int] | None, held: Sequence[int] | None
+) -> TurnView:
+    legal = [
+        LegalMoveView.build(
+            action=str(option.move),
+            verb=option.move.verb,
+            row=option.move.row,
+            points=option.points,
+            doubled=option.doubled,
+            gain=option.gain,
+        )
+        for option in preview(state)
+    ]
+    values: dict[str, Any] = {
+        "seat": state.seat,
+        "dice": list(state.dice),
+        "rolls": state.rolls,
+        "rolls_left": state.rolls_left,
+        "thrown_all": state.thrown_all,
+        "can_roll": state.rolls_left > 0,
+        "can_keep": 0 < state.rolls < state.rules.rolls_per_turn,
+        "legal": legal,
+    }
+    if kept is not None:
+        values["kept"] = list(kept)
+    if held is not None:
+        values["held"] = list(held)
+    return TurnView.build(**values)
+
+
+def game_view(
+    state: GameState,
+    cache: ViewCache | None = None,
+    *,
+    kept: Sequence[int] | None = None,
+    held: Sequence[int] | None = None,
+    last_moves: Sequence[LastMoveView | None] | None = None,
+) -> GameView:
     """The whole position: rules, players with totals and places, sheets, the turn and its
-    legal moves with what each would score now. With a `cache`, the sheet part of the previous
-    call is reused when the sheets have not changed since."""
-    rules = state.rules
+    legal moves with what each would score now. What the state does not hold, the caller adds
+    when it knows it: `kept` (the dice the last roll kept: the record knows), `held` (the dice
+    the roller holds now: the live game knows) and `last_moves` (each seat's, `last_move_view`).
+    With a `cache`, the sheet part of the previous call is reused when the sheets have not
+    changed since."""
     key = (
         state.sheets,
         state.main_sheets,
@@ -192,43 +389,25 @@ def game_view(state: GameState, cache: ViewCache | None = None) -> dict[str, Any
         state.winner,
         state.finished,
     )
-    if cache is not None and cache.matches(key):
+    if cache is not None and cache.part is not None and cache.matches(key):
         part = cache.part
     else:
-        part = _sheets_part(state)
+        part = _sheets_part(state, cache)
         if cache is not None:
             cache.key, cache.part = key, part
-    view: dict[str, Any] = {
-        "rules": rules_view(rules),
-        "players": part["players"],
-        "sheets": part["sheets"],
+    values: dict[str, Any] = {
+        "rules": rules_view(state.rules),
+        "players": part.players,
+        "sheets": part.sheets,
         "finished": state.finished,
         "turn_number": state.turn,
-        "winner": part["winner"],
-        "ranking": part["ranking"],
+        "winner": part.winner,
+        "ranking": part.ranking,
     }
-    if "tiebreak" in part:
-        view["tiebreak"] = part["tiebreak"]
+    if part.tiebreak is not None:
+        values["tiebreak"] = part.tiebreak
     if not state.finished:
-        legal = [
-            {
-                "action": str(option.move),
-                "verb": option.move.verb,
-                "row": option.move.row,
-                "points": option.points,
-                "doubled": option.doubled,
-                "gain": option.gain,
-            }
-            for option in preview(state)
-        ]
-        view["turn"] = {
-            "seat": state.seat,
-            "dice": list(state.dice),
-            "rolls": state.rolls,
-            "rolls_left": state.rolls_left,
-            "thrown_all": state.thrown_all,
-            "can_roll": state.rolls_left > 0,
-            "can_hold": 0 < state.rolls < rules.rolls_per_turn,
-            "legal": legal,
-        }
-    return view
+        values["turn"] = _turn_view(state, kept, held)
+    if last_moves is not None:
+        values["last_moves"] = list(last_moves)
+    return GameView.build(**values)

@@ -1,4 +1,4 @@
-"""`basic`: the exact within-turn expectimax on the immediate score, for every preset.
+"""`basic`: the exact within-turn expectimax on the immediate score, for every variant.
 
 It plays each turn perfectly for the points the turn itself brings (the gain `preview` reports,
 zeros, stars and bonuses included) and gives no thought to the rest of the game: the planner of

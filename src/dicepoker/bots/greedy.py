@@ -3,13 +3,13 @@
 A cell's worth is what filling it now adds to the total, measured against the worst way the row
 could still be filled later (a zero in a School row costs 200, a stroke or a 0 costs nothing), so
 closing a School row counts for what it saves. It reads only the engine's `preview` and the row's
-own pattern (which dice form it), so it plays every preset without knowing its rules.
+own pattern (which dice form it), so it plays every variant without knowing its rules.
 """
 
 from __future__ import annotations
 
 from dicepoker.bots.base import Bot
-from dicepoker.engine import ROLL, Action, GameState, MovePreview, Roll, preview
+from dicepoker.engine import ROLL, Action, GameState, MovePreview, Roll, preview, zero_penalty
 from dicepoker.rules import Rules
 from dicepoker.rules.combos import combo_positions
 
@@ -17,7 +17,7 @@ from dicepoker.rules.combos import combo_positions
 def worth(rules: Rules, option: MovePreview) -> int:
     """Immediate gain of a cell move over the row's worst possible filling."""
     row = rules.row(option.move.row)
-    floor = -rules.reserve.zero_penalty if row.school and rules.reserve else 0
+    floor = -zero_penalty(rules) if row.school else 0
     return option.gain - floor
 
 

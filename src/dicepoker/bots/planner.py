@@ -1,4 +1,4 @@
-"""Exact within-turn expectimax over dice multisets, for any preset, driven by the `Rules` data.
+"""Exact within-turn expectimax over dice multisets, for any variant, driven by the `Rules` data.
 
 A turn is a small game against the dice. Its decision points are `(hand, rolls left, doubled)`:
 the hand as a multiset (252 for five six-sided dice), the rolls still allowed, and whether the
@@ -13,12 +13,11 @@ where the after-value is a pluggable estimate of the sheet's future after the mo
 is worth the average over the throws of the other dice of the best value with `j - 1` rolls left;
 keeping nothing throws all five dice again, so the hand it leads to is a doubled one.
 
-`MoveTable.build` computes the gain of every legal cell move for every hand and both doubling
-flags at once with numpy: combination values from `combo_value`, School closing with the reserve
-and zeros, first-player stars (row and column), the upper bonus crossing, and the extra-Yahtzee
-bonus with the forced Joker. The tests check it against the engine's `preview` on random positions
-of every preset. `Planner` runs the expectimax once per turn and answers every decision of that
-turn from the cached tables; `keep_positions` turns the best keep multiset back into a `Roll`.
+`MoveTable.build` (`move_table.py`) computes the gain of every legal cell move for every hand and
+both doubling flags at once, from the engine's rule primitives. The dice are the project's one
+dice space (`dicepoker.solver.dice`, numpy only). `Planner` runs the expectimax once per turn and
+answers every decision of that turn from the cached tables; the engine's `positions_of` turns the
+best keep multiset back into a `Roll`.
 
 With `refine = k`, the cell move that ends a turn is chosen by a two-turn search: the `k` moves
 worth most by the after-value are valued again by the exact expectimax of the player's next turn
@@ -28,388 +27,25 @@ so weigh less on the choice. The other players' turns in between are not searche
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
-from itertools import combinations, combinations_with_replacement
-from math import factorial
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from numpy.typing import NDArray
 
-from dicepoker.dice import FixedDice
-from dicepoker.engine import (
-    ROLL,
-    Action,
-    GameState,
-    Mark,
-    Move,
-    Roll,
-    apply,
-    claimed_stars,
-    upper_total,
+from dicepoker.bots.move_table import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    MoveTable,
+    RuleTables,
+    rule_tables,
 )
-from dicepoker.rules import Rules
-from dicepoker.rules.combos import combo_value
+from dicepoker.dice import FixedDice
+from dicepoker.engine import ROLL, Action, GameState, Move, Roll, apply, positions_of
+from dicepoker.solver.dice import DiceSpace, dice_space
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
-
-NEG = -np.inf
 # A roll must beat stopping by more than this (a tie stops): the plan and the bot agree on ties.
 TIE = 1e-9
-
-
-# --- dice as multisets -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class DiceSpace:
-    """Hands (multisets of `dice` dice) and keeps (multisets of 0..`dice` dice).
-
-    `trans[k, o]` is the chance that keeping `k` and throwing the rest gives hand `o`;
-    `subkeeps[o]` lists the keeps a player may hold from hand `o` (every sub-multiset smaller than
-    the hand, once each; index 0 of every row is the empty keep).
-    """
-
-    dice: int
-    faces: int
-    hands: tuple[tuple[int, ...], ...]  # sorted faces
-    hand_counts: IntArray  # (hands, faces + 1): dice showing each face (column 0 unused)
-    keeps: tuple[tuple[int, ...], ...]
-    keep_sizes: IntArray  # (keeps,)
-    trans: FloatArray  # (keeps, hands)
-    subkeeps: IntArray  # (hands, width), padded by repeating the empty keep
-    hand_index: dict[tuple[int, ...], int]
-    keep_index: dict[tuple[int, ...], int]
-    empty_keep: int
-
-    @property
-    def n_hands(self) -> int:
-        return len(self.hands)
-
-
-def _multinomial(counts: Sequence[int]) -> int:
-    out = factorial(sum(counts))
-    for count in counts:
-        out //= factorial(count)
-    return out
-
-
-@cache
-def dice_space(dice: int, faces: int) -> DiceSpace:
-    """The hands, keeps and transition probabilities of `dice` dice with `faces` faces."""
-    hands = tuple(combinations_with_replacement(range(1, faces + 1), dice))
-    hand_index = {hand: i for i, hand in enumerate(hands)}
-    keeps = tuple(
-        keep
-        for size in range(dice + 1)
-        for keep in combinations_with_replacement(range(1, faces + 1), size)
-    )
-    keep_index = {keep: i for i, keep in enumerate(keeps)}
-    counts = np.zeros((len(hands), faces + 1), dtype=np.int64)
-    for i, hand in enumerate(hands):
-        for face in hand:
-            counts[i, face] += 1
-    trans = np.zeros((len(keeps), len(hands)), dtype=np.float64)
-    for k, keep in enumerate(keeps):
-        free = dice - len(keep)
-        total = float(faces**free)
-        for thrown in combinations_with_replacement(range(1, faces + 1), free):
-            hand = tuple(sorted(keep + thrown))
-            ways = _multinomial([thrown.count(f) for f in set(thrown)])
-            trans[k, hand_index[hand]] += ways / total
-    lists: list[list[int]] = []
-    for hand in hands:
-        seen: dict[int, None] = {}
-        for size in range(dice):
-            for chosen in combinations(hand, size):
-                seen[keep_index[chosen]] = None
-        lists.append(list(seen))
-    width = max(len(row) for row in lists)
-    subkeeps = np.zeros((len(hands), width), dtype=np.int64)
-    for i, row in enumerate(lists):
-        subkeeps[i, : len(row)] = row
-        subkeeps[i, len(row) :] = row[0]
-    for array in (counts, trans, subkeeps):
-        array.setflags(write=False)
-    return DiceSpace(
-        dice=dice,
-        faces=faces,
-        hands=hands,
-        hand_counts=counts,
-        keeps=keeps,
-        keep_sizes=np.array([len(k) for k in keeps], dtype=np.int64),
-        trans=trans,
-        subkeeps=subkeeps,
-        hand_index=hand_index,
-        keep_index=keep_index,
-        empty_keep=keep_index[()],
-    )
-
-
-def keep_positions(dice: Sequence[int], keep: Sequence[int]) -> tuple[int, ...]:
-    """Positions of `dice` that hold the multiset `keep` (the first matching die of each face)."""
-    wanted = list(keep)
-    positions = []
-    for position, die in enumerate(dice):
-        if die in wanted:
-            wanted.remove(die)
-            positions.append(position)
-    if wanted:
-        raise ValueError(f"{list(keep)} is not part of the hand {list(dice)}")
-    return tuple(positions)
-
-
-# --- per-rules tables --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class RuleTables:
-    """What the rows make for every hand: `made[row, hand]` and `value[row, hand]` (undoubled)."""
-
-    rules: Rules
-    space: DiceSpace
-    made: BoolArray  # (rows, hands)
-    value: IntArray  # (rows, hands): 0 where not made
-    yahtzee_face: IntArray  # (hands,): the face when all dice show it, else 0
-    upper: tuple[int, ...]
-    box: int | None
-    joker_points: dict[int, int]
-    points: FloatArray  # (rows, hands, 2): the cell's points, doubled where the row doubles
-    legal: BoolArray  # (rows, hands): a score is allowed (made, or unmade rows score 0)
-    change: FloatArray  # (rows, hands): School rows: the reserve change of closing the row
-    have: IntArray  # (rows, hands): dice showing the row's face (School rows)
-
-
-def rule_tables(rules: Rules) -> RuleTables:
-    """The tables of `rules`, built once and kept in `rules.memo`."""
-    tables: RuleTables | None = rules.memo.get("planner")
-    if tables is not None:
-        return tables
-    space = dice_space(rules.dice, rules.faces)
-    n_rows, n_hands = len(rules.rows), space.n_hands
-    made = np.zeros((n_rows, n_hands), dtype=np.bool_)
-    value = np.zeros((n_rows, n_hands), dtype=np.int64)
-    for o in range(n_hands):
-        counts = tuple(int(c) for c in space.hand_counts[o])
-        for r, row in enumerate(rules.rows):
-            made_value = combo_value(row.combo, counts)
-            if made_value is not None:
-                made[r, o] = True
-                value[r, o] = made_value
-    yahtzee_face = np.array(
-        [hand[0] if len(set(hand)) == 1 else 0 for hand in space.hands], dtype=np.int64
-    )
-    extra = rules.extra_yahtzee
-    points = np.repeat(value[:, :, None].astype(np.float64), 2, axis=2)
-    have = np.zeros((n_rows, n_hands), dtype=np.int64)
-    change = np.zeros((n_rows, n_hands), dtype=np.float64)
-    for r, row in enumerate(rules.rows):
-        if row.doubles:
-            points[r, :, 1] *= 2
-        if row.school and rules.reserve is not None:
-            have[r] = space.hand_counts[:, row.combo.n]
-            change[r] = (have[r] - rules.reserve.target) * row.combo.n
-    legal = np.ones_like(made) if rules.unmade_scores_zero else made.copy()
-    for array in (made, value, points, legal, change, have):
-        array.setflags(write=False)
-    tables = RuleTables(
-        rules=rules,
-        space=space,
-        made=made,
-        value=value,
-        yahtzee_face=yahtzee_face,
-        upper=tuple(i for i, row in enumerate(rules.rows) if row.section == "upper"),
-        box=rules.row_index[extra.box] if extra else None,
-        joker_points=(
-            {rules.row_index[name]: pts for name, pts in extra.joker_points} if extra else {}
-        ),
-        points=points,
-        legal=legal,
-        change=change,
-        have=have,
-    )
-    rules.memo["planner"] = tables
-    return tables
-
-
-# --- the gain of every cell move for every hand ------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class MoveTable:
-    """Every cell move that some hand allows, with its effect for every hand and doubling flag.
-
-    `gain[m, o, d]` is the change in the mover's total (-inf where the move is not legal with hand
-    `o`), `points[m, o, d]` the points written in the cell (0 for a cross, a stroke or a zero),
-    `reserve[m, o]` the reserve after the move. `d = 1` is a hand thrown with all the dice.
-    """
-
-    state: GameState
-    moves: tuple[Move, ...]
-    rows: IntArray  # (moves,) row index
-    columns: IntArray  # (moves,) the column the move fills
-    gain: FloatArray  # (moves, hands, 2)
-    points: FloatArray  # (moves, hands, 2)
-    reserve: FloatArray  # (moves, hands)
-
-    @classmethod
-    def build(cls, state: GameState) -> MoveTable:
-        return _build_moves(state)
-
-
-def _column_status(rules: Rules, state: GameState) -> tuple[list[bool], list[int], list[int]]:
-    """Per column: no stroke and no zero so far, best `column_best` points, empty cells."""
-    sheet = state.sheet
-    clean = [True] * rules.columns
-    best = [0] * rules.columns
-    empty = [0] * rules.columns
-    for r, row in enumerate(rules.rows):
-        for c in range(rules.columns):
-            cell = sheet.cells[r * rules.columns + c]
-            if cell is None:
-                empty[c] += 1
-            elif cell.mark is Mark.STRIKE or cell.mark is Mark.ZERO:
-                clean[c] = False
-            elif row.column_best and cell.points > best[c]:
-                best[c] = cell.points
-    return clean, best, empty
-
-
-def _build_moves(state: GameState) -> MoveTable:
-    rules = state.rules
-    tables = rule_tables(rules)
-    space = tables.space
-    n_hands = space.n_hands
-    sheet = state.sheet
-    columns = rules.columns
-    stars = rules.stars
-    claimed = claimed_stars(state) if stars is not None else {}
-    clean, col_best, col_empty = _column_status(rules, state)
-    open_rows = sheet.open_rows(rules)
-
-    # The forced Joker: which hands are further Yahtzees, and the rows each of them allows.
-    joker_hands: BoolArray | None = None
-    joker_allowed: dict[int, BoolArray] = {}  # row -> hands (among joker hands) it may take
-    yahtzee_bonus = 0.0
-    if tables.box is not None and sheet.cells[tables.box * columns] is not None:
-        extra = rules.extra_yahtzee
-        assert extra is not None
-        box_cell = sheet.cells[tables.box * columns]
-        if box_cell is not None and box_cell.points > 0:
-            yahtzee_bonus = float(extra.bonus)
-        joker_hands = tables.yahtzee_face > 0
-        open_upper = [i for i in tables.upper if i in open_rows]
-        open_lower = [i for i in open_rows if rules.rows[i].section == "lower"]
-        for i in open_rows:
-            joker_allowed[i] = np.zeros(n_hands, dtype=np.bool_)
-        for o in np.flatnonzero(joker_hands):
-            face = int(tables.yahtzee_face[o])
-            matching = [i for i in open_upper if rules.rows[i].combo.n == face]
-            for i in matching or open_lower or open_upper:
-                joker_allowed[i][o] = True
-    upper_before = upper_total(rules, sheet) if rules.upper_bonus is not None else 0
-
-    n_moves = sum(2 if rules.rows[r].school or rules.rows[r].strike else 1 for r in open_rows)
-    if not n_moves:
-        raise ValueError("no empty cell to fill")
-    gain = np.zeros((n_moves, n_hands, 2))
-    points = np.zeros((n_moves, n_hands, 2))
-    reserve = np.full((n_moves, n_hands), float(sheet.reserve))
-    moves: list[Move] = []
-    rows: list[int] = []
-    cols: list[int] = []
-    reserve_now = float(sheet.reserve)
-
-    for r in open_rows:
-        row = rules.rows[r]
-        c = sheet.row_fill[r]
-        m = len(moves)
-        earlier = sheet.cells[r * columns : r * columns + c]
-        # The move completes column c when every other row already has its cell c filled.
-        column_star = (
-            stars is not None
-            and stars.columns
-            and col_empty[c] == 1
-            and clean[c]
-            and ("column", c) not in claimed
-        )
-        row_key = ("school_row" if row.school else "combination_row", row.id)
-        row_star_open = (
-            stars is not None and row.star and c == columns - 1 and row_key not in claimed
-        )
-        if row.school:
-            reserve_rules = rules.reserve
-            assert reserve_rules is not None
-            have = tables.have[r]
-            change = tables.change[r]
-            closable = (have >= 1) & (reserve_now + change >= 0)
-            g = change.copy()
-            if (
-                row_star_open
-                and stars is not None
-                and all(
-                    cell is not None and cell.mark is Mark.CLOSED and not cell.used_reserve
-                    for cell in earlier
-                )
-            ):
-                g += np.where(have >= reserve_rules.target, stars.school_factor * row.combo.n, 0)
-            if column_star:
-                g += col_best[c]
-            gain[m] = np.where(closable, g, NEG)[:, None]
-            reserve[m] = reserve_now + change
-            gain[m + 1] = np.where(closable, NEG, -float(reserve_rules.zero_penalty))[:, None]
-            moves += (Move("score", row.id), Move("zero", row.id))
-            rows += (r, r)
-            cols += (c, c)
-            continue
-
-        # A scored cell: the row's value, the Joker, doubling, bonuses.
-        pts = points[m]
-        pts[:] = tables.points[r]
-        legal = tables.legal[r]
-        g = gain[m]
-        if joker_hands is not None:
-            legal = np.where(joker_hands, joker_allowed[r], legal)
-            fixed = tables.joker_points.get(r)
-            if fixed is not None:
-                pts[joker_hands] = float(fixed)
-            g[joker_hands] = yahtzee_bonus
-        g += pts
-        up = rules.upper_bonus
-        if up is not None and row.section == "upper" and upper_before < up.threshold:
-            g += np.where(upper_before + pts >= up.threshold, float(up.points), 0.0)
-        if row_star_open and all(cell is not None and cell.mark is Mark.SCORE for cell in earlier):
-            best_before = max((cell.points for cell in earlier if cell is not None), default=0)
-            g += np.maximum(pts, float(best_before))
-        if column_star:
-            if row.column_best:
-                g += np.maximum(pts, float(col_best[c]))
-            else:
-                g += float(col_best[c])
-        g[~legal] = NEG
-        moves.append(Move("score", row.id))
-        rows.append(r)
-        cols.append(c)
-        if row.strike:
-            if joker_hands is not None:
-                gain[m + 1][joker_hands] = NEG  # (no preset has both; the engine would refuse it)
-            moves.append(Move("strike", row.id))
-            rows.append(r)
-            cols.append(c)
-
-    return MoveTable(
-        state=state,
-        moves=tuple(moves),
-        rows=np.array(rows, dtype=np.int64),
-        columns=np.array(cols, dtype=np.int64),
-        gain=gain,
-        points=points,
-        reserve=reserve,
-    )
 
 
 # --- the value of the sheet after a move -------------------------------------------------------
@@ -495,13 +131,6 @@ class TurnPlan:
             return gain
         out: FloatArray = gain + np.broadcast_to(after, self.table.gain.shape)[:, hand, doubled]
         return out
-
-    def hand_value(self, hand: int, doubled: int, left: int) -> float:
-        """Expected value of the decision point (hand, doubled, rolls left) with best play."""
-        value = float(self.stop[hand, doubled])
-        if left > 0:
-            value = max(value, float(self.keep_value[left][self.space.subkeeps[hand]].max()))
-        return value
 
     def turn_value(self) -> float:
         """Expected value of the turn before its first roll."""
@@ -615,8 +244,8 @@ class Planner:
 
         The search's value of a candidate (gain + `next_turn_value`) is a different estimate from
         the one-turn plan's, which values every keep: mixing the two scales would make stopping
-        look better or worse than rolling on the estimator's bias alone (measured: the search's
-        values run higher). So the search only orders the candidates: the best of them is worth
+        look better or worse than rolling on the estimator's bias alone (the search's values run
+        higher: docs/bots.md). So the search only orders the candidates: the best of them is worth
         the plan's value of stopping and each other one its distance below the best in the search.
         Both the expert and the advisor read these values, so the advisor's best is the expert's
         choice."""
@@ -641,16 +270,6 @@ class Planner:
             out[m] = stop + (value - top)
         return out
 
-    def cell_scores(self, state: GameState) -> FloatArray:
-        """Per move of the plan's table, the expected points of ending the turn by that move with
-        the dice of `state`: gain + the expected points after it (-inf: illegal). Where the
-        objective is the expected score, these are the one-turn plan's values (`cell_values`
-        re-ranks its best few by the two-turn search)."""
-        plan = self.plan(state)
-        hand = plan.space.hand_index[tuple(sorted(state.dice))]
-        doubled = 1 if state.thrown_all else 0
-        return plan.move_scores(hand, doubled)
-
     def choose(self, state: GameState) -> Action:
         if state.rolls == 0:
             return ROLL
@@ -666,7 +285,7 @@ class Planner:
             pick = int(np.argmax(values))
             if float(values[pick]) > stop + TIE:
                 keep = space.keeps[int(subs[pick])]
-                return Roll(keep_positions(state.dice, keep))
+                return Roll(positions_of(state.dice, keep))
         if self.refine > 1:
             move = plan.table.moves[int(np.argmax(self.cell_values(state)))]
         else:
@@ -680,7 +299,10 @@ class Planner:
 __all__ = [
     "TIE",
     "AfterValue",
+    "BoolArray",
     "DiceSpace",
+    "FloatArray",
+    "IntArray",
     "MoveTable",
     "ObjectiveAfter",
     "Planner",
@@ -688,7 +310,6 @@ __all__ = [
     "TurnPlan",
     "ZeroAfter",
     "dice_space",
-    "keep_positions",
     "rule_tables",
     "solve_turn",
 ]

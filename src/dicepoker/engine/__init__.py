@@ -1,4 +1,15 @@
-"""The pure engine: state, actions, refusals and the functions that play any preset."""
+"""The pure engine: state, actions, refusals and the functions that play any variant.
+
+`new_game` makes a state, `legal_actions` lists what the player to move may do, `apply` returns
+the next state or raises an `IllegalActionError` that says why, `preview` tells what each legal
+cell move would score now, `breakdown` and `ranking` read the result. The rule primitives
+(`semantics`, `stars`) are the one source of what each rule means: the engine plays with them, and
+the bots and the solver build their tables from them.
+
+Modules: `state` (the values), `actions` (actions and their notation), `moves` (what may be done),
+`play` (applying an action), `scoring` (totals and ranking), `preview`, `autoplay`, `semantics`
+and `stars` (the rule primitives), `tables` (per-rules lookups).
+"""
 
 from dicepoker.engine.actions import (
     FORFEIT,
@@ -7,37 +18,70 @@ from dicepoker.engine.actions import (
     Forfeit,
     Move,
     Roll,
-    hold,
+    keep,
     make_roll,
     parse_action,
 )
-from dicepoker.engine.core import (
-    Breakdown,
-    MovePreview,
-    Standing,
-    StarStatus,
-    apply,
-    autoplay_action,
-    breakdown,
-    cell_moves,
-    claimed_stars,
-    legal_actions,
-    new_game,
-    preview,
-    ranking,
-    sheet_breakdown,
-    star_status,
-    totals,
-    upper_total,
-    winner,
-)
+from dicepoker.engine.autoplay import autoplay_action
 from dicepoker.engine.errors import (
     GameOverError,
     IllegalActionError,
     MoveError,
     NotationError,
     NotYourTurnError,
+    Reason,
     RollError,
+    reason_key,
+)
+from dicepoker.engine.moves import cell_moves, legal_actions
+from dicepoker.engine.play import apply, new_game
+from dicepoker.engine.preview import MovePreview, preview
+from dicepoker.engine.scoring import (
+    Breakdown,
+    Standing,
+    breakdown,
+    ranking,
+    sheet_breakdown,
+    totals,
+    upper_total,
+    winner,
+)
+from dicepoker.engine.semantics import (
+    Closing,
+    further_yahtzee_bonus,
+    joker_applies,
+    joker_box,
+    joker_points,
+    joker_rows,
+    joker_tiers,
+    positions_of,
+    school_closing,
+    school_refusal,
+    score_cell,
+    score_refusal,
+    upper_bonus_gain,
+    upper_bonus_points,
+    upper_rows,
+    yahtzee_face,
+    zero_penalty,
+)
+from dicepoker.engine.stars import (
+    StarKey,
+    StarStatus,
+    claimed_stars,
+    column_star_broken,
+    column_star_key,
+    column_star_open,
+    column_star_value,
+    earned_stars,
+    keeps_column_star,
+    keeps_row_star,
+    row_star_broken,
+    row_star_key,
+    row_star_open,
+    row_star_value,
+    star_status,
+    stars_at_stake,
 )
 from dicepoker.engine.state import Bonus, Cell, GameState, Mark, Sheet
 
@@ -48,6 +92,7 @@ __all__ = [
     "Bonus",
     "Breakdown",
     "Cell",
+    "Closing",
     "Forfeit",
     "GameOverError",
     "GameState",
@@ -58,26 +103,57 @@ __all__ = [
     "MovePreview",
     "NotYourTurnError",
     "NotationError",
+    "Reason",
     "Roll",
     "RollError",
     "Sheet",
     "Standing",
+    "StarKey",
     "StarStatus",
     "apply",
     "autoplay_action",
     "breakdown",
     "cell_moves",
     "claimed_stars",
-    "hold",
+    "column_star_broken",
+    "column_star_key",
+    "column_star_open",
+    "column_star_value",
+    "earned_stars",
+    "further_yahtzee_bonus",
+    "joker_applies",
+    "joker_box",
+    "joker_points",
+    "joker_rows",
+    "joker_tiers",
+    "keep",
+    "keeps_column_star",
+    "keeps_row_star",
     "legal_actions",
     "make_roll",
     "new_game",
     "parse_action",
+    "positions_of",
     "preview",
     "ranking",
+    "reason_key",
+    "row_star_broken",
+    "row_star_key",
+    "row_star_open",
+    "row_star_value",
+    "school_closing",
+    "school_refusal",
+    "score_cell",
+    "score_refusal",
     "sheet_breakdown",
     "star_status",
+    "stars_at_stake",
     "totals",
+    "upper_bonus_gain",
+    "upper_bonus_points",
+    "upper_rows",
     "upper_total",
     "winner",
+    "yahtzee_face",
+    "zero_penalty",
 ]

@@ -1,8 +1,9 @@
 """Actions and their text notation.
 
-`roll` throws all five dice, `hold 0 1` keeps dice 0 and 1 and throws the rest, `score ROW`,
-`strike ROW` and `zero ROW` fill a cell, `timeout` records a lost turn clock. `parse_action` and
-`str(action)` round-trip exactly, like python-chess's `Move.from_uci()` and `uci()`.
+`roll` throws all the dice, `keep 0 1` keeps dice 0 and 1 and throws the rest (the record's word;
+`hold 0 1`, the word of earlier versions, is read as the same action), `score ROW`, `strike ROW`
+and `zero ROW` fill a cell, `timeout` records a lost turn clock. `parse_action` and `str(action)`
+round-trip exactly, like python-chess's `Move.from_uci()` and `uci()`.
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ from dicepoker.engine.errors import NotationError
 
 Verb = Literal["score", "strike", "zero"]
 VERBS: tuple[Verb, ...] = ("score", "strike", "zero")
+#: The word for keeping dice, then the older word still read.
+KEEP_WORDS = ("keep", "hold")
 
 
 @dataclass(frozen=True, slots=True)
 class Roll:
-    """Throw every die not in `keep` (positions, sorted, 0-based). `Roll()` throws all five."""
+    """Throw every die not in `keep` (positions, sorted, 0-based). `Roll()` throws them all."""
 
     keep: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         if not self.keep:
             return "roll"
-        return "hold " + " ".join(str(p) for p in self.keep)
+        return "keep " + " ".join(str(p) for p in self.keep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +44,7 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class Forfeit:
-    """The player's turn clock ran out (presets where that loses the game)."""
+    """The player's turn clock ran out (variants where that loses the game)."""
 
     def __str__(self) -> str:
         return "timeout"
@@ -53,8 +56,8 @@ ROLL = Roll()
 FORFEIT = Forfeit()
 
 
-def hold(*positions: int) -> Roll:
-    """`hold(0, 1)`: keep dice 0 and 1 and throw the others (positions in any order)."""
+def keep(*positions: int) -> Roll:
+    """`keep(0, 1)`: keep dice 0 and 1 and throw the others (positions in any order)."""
     return make_roll(positions)
 
 
@@ -69,7 +72,8 @@ def make_roll(positions: tuple[int, ...] | list[int]) -> Roll:
 
 
 def parse_action(text: str) -> Action:
-    """Read an action written in our notation (`roll`, `hold 0 1`, `score pair`, ...)."""
+    """Read an action written in our notation (`roll`, `keep 0 1`, `score pair`, ...); `hold` is
+    read as `keep` (the word of earlier versions)."""
     if not isinstance(text, str):
         raise NotationError(f"an action is text, not {type(text).__name__}")
     words = text.split()
@@ -80,13 +84,13 @@ def parse_action(text: str) -> Action:
         return ROLL
     if head == "timeout" and not rest:
         return FORFEIT
-    if head == "hold" and rest:
+    if head in KEEP_WORDS and rest:
         if not all(word.isdigit() and word.isascii() for word in rest):
-            raise NotationError(f"'hold' takes die positions (0-4), not {' '.join(rest)!r}")
+            raise NotationError(f"'{head}' takes die positions (0, 1, ...), not {' '.join(rest)!r}")
         return make_roll([int(word) for word in rest])
     if head in VERBS and len(rest) == 1:
         return Move(head, rest[0])
     raise NotationError(
         f"not an action: {text!r} "
-        "(expected roll, hold POSITIONS, score ROW, strike ROW or zero ROW)"
+        "(expected roll, keep POSITIONS, score ROW, strike ROW or zero ROW)"
     )

@@ -1,26 +1,26 @@
-"""Presets as data and the registry that turns a name and options into `Rules`."""
+"""Variants as data and the registry that turns a name and options into `Rules`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dicepoker.rules.model import Combo, OptionSpec, Pattern, Row, Rules, Value
-from dicepoker.rules.presets import PRESETS, Preset
+from dicepoker.rules.model import ClockPolicy, Combo, OptionSpec, Pattern, Row, Rules, Value
+from dicepoker.rules.variants import DEFAULT_VARIANT, VARIANTS, Variant
 
 
 class RulesError(ValueError):
-    """An unknown preset, or an option that the preset does not have or that is out of range."""
+    """An unknown variant, or an option that the variant does not have or that is out of range."""
 
 
-def preset_names() -> list[str]:
-    return list(PRESETS)
+def variant_names() -> list[str]:
+    return list(VARIANTS)
 
 
-def find_preset(name: str) -> Preset:
+def find_variant(name: str) -> Variant:
     try:
-        return PRESETS[name]
+        return VARIANTS[name]
     except (KeyError, TypeError):
-        known = ", ".join(PRESETS)
+        known = ", ".join(VARIANTS)
         raise RulesError(f"unknown variant {name!r} (known: {known})") from None
 
 
@@ -38,15 +38,17 @@ def _check_option(spec: OptionSpec, value: object) -> bool | int:
     return value
 
 
-def resolve_options(preset: Preset, options: Mapping[str, object] | None) -> dict[str, bool | int]:
-    """Check `options` against the preset and fill in the defaults (unset options stay out)."""
+def resolve_options(
+    variant: Variant, options: Mapping[str, object] | None
+) -> dict[str, bool | int]:
+    """Check `options` against the variant and fill in the defaults (unset options stay out)."""
     given = dict(options or {})
-    specs = {spec.name: spec for spec in preset.options}
+    specs = {spec.name: spec for spec in variant.options}
     unknown = sorted(set(given) - set(specs))
     if unknown:
         known = ", ".join(specs) or "none"
         raise RulesError(
-            f"unknown option {unknown[0]!r} for variant {preset.name!r} (options: {known})"
+            f"unknown option {unknown[0]!r} for variant {variant.name!r} (options: {known})"
         )
     resolved: dict[str, bool | int] = {}
     for name, spec in specs.items():
@@ -58,9 +60,9 @@ def resolve_options(preset: Preset, options: Mapping[str, object] | None) -> dic
 
 
 def get_rules(name: str, options: Mapping[str, object] | None = None) -> Rules:
-    """The concrete rules of preset `name` with `options` (validated; defaults filled in)."""
-    preset = find_preset(name)
-    return preset.build(resolve_options(preset, options))
+    """The concrete rules of variant `name` with `options` (validated; defaults filled in)."""
+    variant = find_variant(name)
+    return variant.build(resolve_options(variant, options))
 
 
 def parse_option_value(text: str) -> bool | int:
@@ -77,18 +79,20 @@ def parse_option_value(text: str) -> bool | int:
 
 
 __all__ = [
-    "PRESETS",
+    "DEFAULT_VARIANT",
+    "VARIANTS",
+    "ClockPolicy",
     "Combo",
     "OptionSpec",
     "Pattern",
-    "Preset",
     "Row",
     "Rules",
     "RulesError",
     "Value",
-    "find_preset",
+    "Variant",
+    "find_variant",
     "get_rules",
     "parse_option_value",
-    "preset_names",
     "resolve_options",
+    "variant_names",
 ]

@@ -70,20 +70,24 @@ def combo_value(combo: Combo, counts: Counts) -> int | None:
     return base + combo.points
 
 
-def combo_positions(combo: Combo, dice: Sequence[int], faces: int = 6) -> tuple[int, ...]:
-    """Positions of dice that form the pattern (empty when it is not made): what to hold."""
-    formed = _formed(combo, face_counts(dice, faces))
-    if formed is None:
-        return ()
-    wanted = list(formed)
+def positions_of(dice: Sequence[int], faces: Sequence[int]) -> tuple[int, ...]:
+    """Positions of `dice` that hold the multiset `faces` (for each face wanted, the first die
+    showing it that is not taken yet), in increasing order: what a keep of those faces holds.
+    Raises ValueError when the dice do not hold them."""
+    wanted = list(faces)
     positions = []
     for position, die in enumerate(dice):
         if die in wanted:
             wanted.remove(die)
             positions.append(position)
+    if wanted:
+        raise ValueError(f"{list(faces)} is not part of the hand {list(dice)}")
     return tuple(positions)
 
 
-def is_n_of_a_kind(counts: Counts, dice: int) -> bool:
-    """All dice show one face (a Yahtzee, Repóker, Quina)."""
-    return dice in counts
+def combo_positions(combo: Combo, dice: Sequence[int], faces: int = 6) -> tuple[int, ...]:
+    """Positions of dice that form the pattern (empty when it is not made): what to hold."""
+    formed = _formed(combo, face_counts(dice, faces))
+    if formed is None:
+        return ()
+    return positions_of(dice, formed)

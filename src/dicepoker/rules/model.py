@@ -1,9 +1,9 @@
-"""The declarative vocabulary that every preset is written in.
+"""The declarative vocabulary that every variant is written in.
 
-A preset is plain data: the dice, the rows of its sheet, how each row scores and which of a small
+A variant is plain data: the dice, the rows of its sheet, how each row scores and which of a small
 set of rule blocks (the School reserve, first-player stars, an upper bonus, extra Yahtzees with the
 forced Joker, the tie-break, the turn clock, auto-play) it switches on. The engine reads only these
-types, so a new preset is a new value, never a change to the engine.
+types, so a new variant is a new value, never a change to the engine.
 """
 
 from __future__ import annotations
@@ -111,8 +111,17 @@ class AutoPlay:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockPolicy:
+    """A variant's own turn clock: the option that sets it, and its value in games created online
+    when the creator says nothing (a clock the variant's rules make part of the game)."""
+
+    option: str
+    online_default: int
+
+
+@dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """A preset option: its type, default and bounds. `None` default means "not set"."""
+    """A variant option: its type, default and bounds. `None` default means "not set"."""
 
     name: str
     kind: type[bool] | type[int]
@@ -124,9 +133,9 @@ class OptionSpec:
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """A concrete game: a preset with its options resolved. Immutable and hashable."""
+    """A concrete game: a variant with its options resolved. Immutable and hashable."""
 
-    preset: str
+    variant: str
     options: tuple[tuple[str, bool | int], ...]
     rows: tuple[Row, ...]
     columns: int = 1
@@ -144,7 +153,13 @@ class Rules:
     tiebreak: bool = False
     turn_seconds: int = 0
     timeout_loses: bool = False
+    clock: ClockPolicy | None = None
     autoplay: AutoPlay | None = None
+    # The sheet's section titles, as message ids of the interfaces' catalogs.
+    section_titles: tuple[tuple[Section, str], ...] = (
+        ("upper", "Upper section"),
+        ("lower", "Lower section"),
+    )
     row_index: dict[str, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 

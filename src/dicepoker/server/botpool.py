@@ -5,7 +5,8 @@ server's own process it competes for the interpreter lock with everything else, 
 games' worth of bot decisions then shows in every player's latency. The pool sends each decision
 to a worker process (started when the first bot moves) that keeps one bot object per game seat,
 so a bot's plan for the turn survives between its decisions, and answers with the action's
-notation; the hub then applies it like any intent.
+notation; the bot driver then sends it to the game master like any intent. A worker dies with the
+server, however the server dies (lifeline.py).
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import os
+import signal
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from dicepoker.engine import Action, GameState, parse_action
+from dicepoker.server.lifeline import die_with_parent
 
 # Bots kept in a worker: one per game seat that moved lately (the oldest are dropped).
 KEEP_BOTS = 4096
@@ -26,15 +30,15 @@ _bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 _rules: dict[str, Any] = {}
 
 
-def _decide(key: tuple[str, int, str], preset: str, options: str, fields: tuple[Any, ...]) -> str:
+def _decide(key: tuple[str, int, str], variant: str, options: str, fields: tuple[Any, ...]) -> str:
     """In the worker: the action of the bot of `key` (game, seat, level) in the state whose
     fields after `rules` are `fields`."""
     from dicepoker.bots import make_bot
     from dicepoker.rules import get_rules
 
-    rules = _rules.get(preset + options)
+    rules = _rules.get(variant + options)
     if rules is None:
-        rules = _rules[preset + options] = get_rules(preset, json.loads(options))
+        rules = _rules[variant + options] = get_rules(variant, json.loads(options))
     bot = _bots.pop(key, None) or make_bot(key[2])
     _bots[key] = bot
     while len(_bots) > KEEP_BOTS:
@@ -43,7 +47,13 @@ def _decide(key: tuple[str, int, str], preset: str, options: str, fields: tuple[
 
 
 class BotPool:
-    """Bot decisions in `workers` processes (spawned, so nothing of the server is inherited)."""
+    """Bot decisions in `workers` processes (spawned, so nothing of the server is inherited).
+
+    Each worker is bound to this process as it starts (SIGKILL when it dies: a worker holds
+    nothing worth saving). The kernel signals the death of the *thread* that started a worker,
+    so the pool is used from one thread that lives as long as the server, the event loop's:
+    `choose` starts the workers, in the thread that calls it.
+    """
 
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
@@ -52,7 +62,12 @@ class BotPool:
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
             context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                self.workers,
+                mp_context=context,
+                initializer=die_with_parent,
+                initargs=(os.getpid(), signal.SIGKILL),
+            )
         return self._executor
 
     async def choose(self, game_id: str, seat: int, level: str, state: GameState) -> Action:
@@ -63,7 +78,7 @@ class BotPool:
         loop = asyncio.get_running_loop()
         try:
             text = await loop.run_in_executor(
-                self._pool(), _decide, (game_id, seat, level), rules.preset, options, fields
+                self._pool(), _decide, (game_id, seat, level), rules.variant, options, fields
             )
         except Exception:
             # A worker that died takes the pool with it: the next decision starts a new one.

@@ -1,14 +1,10 @@
-"""How server processes hear of each other's moves: a message bus, and who drives bots and clocks.
+"""The Redis bus: several server processes on one PostgreSQL database tell each other of moves.
 
-One process needs neither (`LocalBus`). Several processes sharing one PostgreSQL database use
-Redis (`RedisBus`): every committed event is published on the game's channel, and every process
-that holds the game applies it and tells its own WebSocket clients. The bus only *tells*; the
-database decides: an event exists once it is committed with the game's next `seq`, so a lost or
-late bus message can only delay a process, which then catches up from the database.
-
-Bots and turn clocks must act once, not once per process: a process drives a game's bots and
-clock only while it holds the game's lease (a Redis key with an expiry, renewed at each action);
-when its holder dies the lease runs out and another process takes over.
+Every committed event is published on the game's channel (`redis.asyncio` pub/sub), and every
+process that holds the game applies it and tells its own WebSocket clients; leases (who drives a
+game's bots and clock) are Redis keys with an expiry, renewed at each action. What a bus is for
+and why a lost message only delays a process: dicepoker.master.bus. One process needs no Redis
+(`LocalBus`).
 """
 
 from __future__ import annotations
@@ -19,15 +15,18 @@ import logging
 import os
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
+
+from dicepoker.master.bus import LEASE_MS, Bus, Handler, LocalBus
+
+__all__ = ["CHANNEL", "LEASE", "LEASE_MS", "Bus", "LocalBus", "RedisBus", "make_bus"]
 
 log = logging.getLogger("dicepoker.server")
 
 CHANNEL = "dicepoker:game:"
 LEASE = "dicepoker:lease:"
-LEASE_MS = int(os.environ.get("DICEPOKER_LEASE_MS", "10000"))
 
 # Take the lease when it is free, extend it when it is ours; never take it from a live holder.
 _CLAIM = """
@@ -46,47 +45,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
-
-
-class Bus(Protocol):
-    """What the hub needs from a bus."""
-
-    process_id: str
-    shared: bool  # other processes may act on the same games
-
-    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
-        """Deliver other processes' messages to `handler(game_id, message)` from now on."""
-
-    async def close(self) -> None: ...
-
-    async def publish(self, game_id: str, message: dict[str, Any]) -> None: ...
-
-    async def claim(self, game_id: str) -> bool:
-        """Whether this process may drive the game's bots and clock now (taking or renewing)."""
-        ...
-
-
-class LocalBus:
-    """One process: nobody to tell, and every game's bots and clocks are this process's."""
-
-    shared = False
-
-    def __init__(self) -> None:
-        self.process_id = f"{os.getpid()}-{secrets.token_hex(4)}"
-
-    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
-        return None
-
-    async def claim(self, game_id: str) -> bool:
-        return True
 
 
 class RedisBus:

@@ -17,15 +17,6 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def iso_utc(moment: datetime | None) -> str | None:
-    """ISO 8601 with its UTC offset (SQLite hands datetimes back without one)."""
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.isoformat()
-
-
 class Base(DeclarativeBase):
     pass
 

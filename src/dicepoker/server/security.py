@@ -6,12 +6,14 @@
 - `ClientLimiter`: one bucket per client address, for the HTTP endpoints that create things
   (games, seats, imported records); bounded in memory however many addresses call.
 - `SecurityHeaders`: Content-Security-Policy, X-Frame-Options and friends on every HTTP response.
+- `BodyLimit`: request bodies over a size are refused (413) before the app reads them.
 
 A rate of 0 (or less) switches a limit off (tests, load benchmarks).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections import OrderedDict
@@ -182,3 +184,50 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class BodyLimit:
+    """Refuses request bodies over `limit` bytes with 413 before the app reads them."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await _too_large(send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            await _too_large(send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Send) -> None:
+    body = json.dumps({"error": {"code": "too_large", "message": "request body too large"}})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body.encode()})

@@ -1,8 +1,9 @@
-"""Storage behind a small interface: games, their numbered event log, imported records.
+"""The master's store in a database: games, their numbered event log, and imported records.
 
 SQLite (a file) by default, PostgreSQL through `DATABASE_URL`; both through SQLAlchemy's async
 engine, with the schema made by Alembic migrations. An event is appended only if the game's
-`seq` is still the one the caller read, so two writers can never both commit event N.
+`seq` is still the one the caller read, so two writers can never both commit event N (the rule
+of `dicepoker.master.store.Store`, which this implements).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,10 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
 from dicepoker.server.models import EventRow, GameRow, RecordRow, utcnow
+
+__all__ = ["ConflictError", "Store", "StoredEvent", "StoredGame", "create_database", "database_url"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 # PostgreSQL connections kept open per process (a thousand live games keep about ten busy), and
@@ -102,10 +107,6 @@ SELECT id FROM moved
 """
 
 
-class ConflictError(RuntimeError):
-    """Somebody else committed the game's next event first."""
-
-
 def database_url(value: str) -> str:
     """Accept a SQLite path or any SQLAlchemy URL; use the async drivers."""
     if "://" not in value:
@@ -146,15 +147,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-@dataclass(frozen=True)
-class StoredEvent:
-    seq: int
-    seat: int
-    action: str
-    thrown: list[int] | None
-    auto: bool
-
-
 @dataclass
 class _Append:
     game_id: str
@@ -162,6 +154,29 @@ class _Append:
     stored: StoredEvent
     status: str
     future: asyncio.Future[None]
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """A stored time with its UTC offset (SQLite hands datetimes back without one)."""
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+def stored_game(row: GameRow) -> StoredGame:
+    return StoredGame(
+        id=row.id,
+        variant=row.variant,
+        options=dict(row.options),
+        seats=[dict(seat) for seat in row.seats],
+        status=row.status,
+        seq=row.seq,
+        turn_seconds=row.turn_seconds,
+        dice_seed=row.dice_seed,
+        dice_commitment=row.dice_commitment,
+        created_at=_utc(row.created_at),
+        updated_at=_utc(row.updated_at),
+    )
 
 
 class Store:
@@ -222,13 +237,31 @@ class Store:
 
     # --- games -----------------------------------------------------------------------------
 
-    async def create_game(self, row: GameRow) -> None:
-        async with self._writing(), self.sessions() as session, session.begin():
-            session.add(row)
+    async def create_game(self, game: StoredGame) -> None:
+        row = GameRow(
+            id=game.id,
+            variant=game.variant,
+            options=game.options,
+            seats=game.seats,
+            status=game.status,
+            seq=game.seq,
+            turn_seconds=game.turn_seconds,
+            dice_seed=game.dice_seed,
+            dice_commitment=game.dice_commitment,
+        )
+        if game.created_at is not None:
+            row.created_at = row.updated_at = game.created_at
+        try:
+            async with self._writing(), self.sessions() as session, session.begin():
+                session.add(row)
+        except exc.IntegrityError:
+            # The id is taken (a rematch made by another process a moment ago).
+            raise ConflictError(f"game {game.id} exists") from None
 
-    async def game(self, game_id: str) -> GameRow | None:
+    async def game(self, game_id: str) -> StoredGame | None:
         async with self.sessions() as session:
-            return await session.get(GameRow, game_id)
+            row = await session.get(GameRow, game_id)
+            return None if row is None else stored_game(row)
 
     async def events(self, game_id: str, after: int = 0) -> list[StoredEvent]:
         async with self.sessions() as session:
@@ -363,12 +396,12 @@ class Store:
             row.updated_at = utcnow()
             return True
 
-    async def list_games(self, status: str | None, limit: int) -> Sequence[GameRow]:
+    async def list_games(self, status: str | None, limit: int) -> Sequence[StoredGame]:
         async with self.sessions() as session:
             query = select(GameRow).order_by(GameRow.updated_at.desc()).limit(limit)
             if status:
                 query = query.where(GameRow.status == status)
-            return list(await session.scalars(query))
+            return [stored_game(row) for row in await session.scalars(query)]
 
     async def unfinished(self) -> list[str]:
         async with self.sessions() as session:

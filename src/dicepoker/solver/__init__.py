@@ -1,6 +1,6 @@
-"""Exact solver of the single-sheet presets (`yahtzee`, `yahtzee15`, `poker-dice`).
+"""Exact solver of the single-sheet variants (`yahtzee`, `yahtzee15`, `poker-dice`).
 
-Every score and rule is derived from the preset's `Rules` (see `spec.py`); the table of expected
+Every score and rule is derived from the variant's `Rules` (see `spec.py`); the table of expected
 future points for every state between turns is built with numba (`table.py`, `kernels.py`),
 cached on disk with a hash of the game's definition in its header, and memory-mapped on load.
 `Solver` (`policy.py`) values every legal action of an engine state and plays optimal games.

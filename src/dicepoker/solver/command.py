@@ -1,6 +1,6 @@
-"""`dicepoker solve PRESET [--option k=v] [--json]`: build (or load) a table and report it.
+"""`dicepoker solve VARIANT [--option k=v] [--json]`: build (or load) a table and report it.
 
-The command line calls `solve_rules(rules)` (or `solve(preset, options)`) and prints
+The command line calls `solve_rules(rules)` (or `solve(variant, options)`) and prints
 `report.as_json()` (with `--json`) or `report.text()`.
 """
 
@@ -18,7 +18,7 @@ from dicepoker.solver.policy import Solver
 
 @dataclass(frozen=True, slots=True)
 class SolveReport:
-    preset: str
+    variant: str
     options: dict[str, bool | int]
     expected_score: float
     seconds: float
@@ -26,9 +26,9 @@ class SolveReport:
     path: Path | None
 
     def as_dict(self) -> dict[str, object]:
-        """The `--json` object: preset, options, expected_score, seconds."""
+        """The `--json` object: variant, options, expected_score, seconds."""
         return {
-            "preset": self.preset,
+            "variant": self.variant,
             "options": self.options,
             "expected_score": self.expected_score,
             "seconds": self.seconds,
@@ -39,7 +39,7 @@ class SolveReport:
 
     def text(self) -> str:
         options = ", ".join(f"{name}={_show(value)}" for name, value in self.options.items())
-        head = f"{self.preset}" + (f" ({options})" if options else "")
+        head = f"{self.variant}" + (f" ({options})" if options else "")
         how = "solved" if self.built else "loaded"
         where = f"; table {self.path}" if self.path is not None else ""
         return (
@@ -65,7 +65,7 @@ def solve_rules(
     solver = Solver.for_rules(rules, cache_dir=cache_dir, rebuild=rebuild)
     seconds = time.perf_counter() - start
     return SolveReport(
-        preset=rules.preset,
+        variant=rules.variant,
         options=rules.option_dict,
         expected_score=solver.start_value,
         seconds=round(seconds, 6),
@@ -75,12 +75,12 @@ def solve_rules(
 
 
 def solve(
-    preset: str,
+    variant: str,
     options: Mapping[str, object] | None = None,
     *,
     rebuild: bool = False,
     cache_dir: Path | None = None,
 ) -> SolveReport:
-    """`solve_rules` for a preset and options (raises `dicepoker.rules.RulesError` for an unknown
-    preset or option)."""
-    return solve_rules(get_rules(preset, options), rebuild=rebuild, cache_dir=cache_dir)
+    """`solve_rules` for a variant and options (raises `dicepoker.rules.RulesError` for an unknown
+    variant or option)."""
+    return solve_rules(get_rules(variant, options), rebuild=rebuild, cache_dir=cache_dir)

@@ -12,6 +12,10 @@ they walk the same graph with the same arithmetic, so the inner loops are contig
   itself, i.e. stopping, included).
 - `expect` weighs the outcomes of a throw of all the dice: the value at the start of the turn.
 
+The kernels hold no rule: they walk the arrays `spec.py` builds from the engine's rule primitives
+(the rows' points and Joker points, the Joker's rows by preference per face, which box score pays
+the further-Yahtzee bonus, the upper bonus a move's points bring from each upper total).
+
 The policy and the simulator run one state at a time with the scalar twins of these functions
 (`*_1`, `turn_levels`). Every value is computed with the same float operations in the same order
 on both paths (`float(points) + table[...]`, the same summation order, exact maxima), so a value
@@ -64,24 +68,24 @@ def allowed_rows(
     mask: int,
     o: int,
     yahtzee_face: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
     joker: bool,
     n_rows: int,
 ) -> tuple[int, bool]:
-    """The rows outcome `o` may fill (a bit set) and whether the forced Joker is in play."""
+    """The rows outcome `o` may fill (a bit set) and whether the forced Joker is in play.
+
+    `joker_masks[face]` are the engine's `joker_tiers` of a further Yahtzee of `face`, as bit
+    sets in order of preference: the first one with an open row is the choice."""
     open_rows = ((1 << n_rows) - 1) & ~mask
     face = yahtzee_face[o]
     if not (joker and face > 0 and box >= 0 and ((mask >> box) & 1) == 1):
         return open_rows, False
-    allowed = match_mask[face] & open_rows
-    if allowed == 0:
-        allowed = lower_mask & open_rows
-    if allowed == 0:
-        allowed = upper_mask & open_rows
-    return allowed, True
+    for tier in range(joker_masks.shape[1]):
+        allowed = joker_masks[face, tier] & open_rows
+        if allowed != 0:
+            return allowed, True
+    return 0, True
 
 
 @jit
@@ -97,9 +101,11 @@ def move_value(
     joker_score: IntArray,
     is_upper: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
 ) -> tuple[float, int, int, int]:
     """Filling row `c` with outcome `o`: (value, points gained, next flag, next upper total)."""
     s = joker_score[c, o] if jok else score[c, o]
@@ -108,14 +114,11 @@ def move_value(
         gain += joker_bonus
     nflag = flag
     if c == box:
-        nflag = 1 if s > 0 else 0
+        nflag = box_pays[s]
     nupper = upper
     if is_upper[c] == 1 and upper_cap > 0:
-        nupper = upper + s
-        if nupper >= upper_cap:
-            if upper < upper_cap:
-                gain += upper_bonus
-            nupper = upper_cap
+        gain += upper_gain[upper, s]
+        nupper = upper_next[upper, s]
     return gain + table[mask | (1 << c), nflag, nupper], gain, nflag, nupper
 
 
@@ -135,14 +138,14 @@ def fill_outcomes(
     joker_score: IntArray,
     yahtzee_face: IntArray,
     is_upper: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     joker: bool,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
     outcome_base: int,
     n_outcomes: int,
     n_rows: int,
@@ -168,9 +171,11 @@ def fill_outcomes(
             continue
         nm = mask | (1 << c)
         if not (is_upper[c] == 1 and upper_cap > 0):
-            # Slot 0: the next state's values after a zero score, slot 1 after a non-zero score
-            # (they differ only in the extra-Yahtzee box, whose flag records a non-zero score).
-            for slot in range(2):
+            # The next state's values: slot 0 for a cell that leaves the flag as it is; in the
+            # extra-Yahtzee box, slot s for the flag it sets, `box_pays[s]` (whether a box
+            # holding s points pays the further Yahtzee bonus: the engine's rule).
+            slots = 2 if c == box else 1
+            for slot in range(slots):
                 for j in range(n_flag):
                     nflag = j
                     if c == box:
@@ -181,7 +186,7 @@ def fill_outcomes(
                 if jok_on and yahtzee_face[o] > 0:
                     continue
                 s = score[c, o]
-                slot = 1 if s > 0 else 0
+                slot = box_pays[s] if c == box else 0
                 k = outcome_base + o
                 for v in range(width):
                     a[k, v] = np.maximum(s + g[slot, v], a[k, v])
@@ -197,15 +202,11 @@ def fill_outcomes(
                 for j in range(n_flag):
                     nflag = j
                     if c == box:
-                        nflag = 1 if s > 0 else 0
+                        nflag = box_pays[s]
                     for col in range(n_col):
                         u = ucol[col]
-                        if u + s < upper_cap:
-                            g[s, j * n_col + col] = s + table[nm, nflag, u + s]
-                        elif u < upper_cap:
-                            g[s, j * n_col + col] = (s + upper_bonus) + table[nm, nflag, upper_cap]
-                        else:
-                            g[s, j * n_col + col] = s + table[nm, nflag, upper_cap]
+                        nu = upper_next[u, s]
+                        g[s, j * n_col + col] = (s + upper_gain[u, s]) + table[nm, nflag, nu]
             k = outcome_base + o
             for v in range(width):
                 a[k, v] = np.maximum(g[s, v], a[k, v])
@@ -214,9 +215,7 @@ def fill_outcomes(
         for o in range(n_outcomes):
             if yahtzee_face[o] == 0:
                 continue
-            allowed, jok = allowed_rows(
-                mask, o, yahtzee_face, match_mask, lower_mask, upper_mask, box, joker, n_rows
-            )
+            allowed, jok = allowed_rows(mask, o, yahtzee_face, joker_masks, box, joker, n_rows)
             k = outcome_base + o
             for c in range(n_rows):
                 if ((allowed >> c) & 1) == 0:
@@ -235,9 +234,11 @@ def fill_outcomes(
                             joker_score,
                             is_upper,
                             box,
+                            box_pays,
                             joker_bonus,
                             upper_cap,
-                            upper_bonus,
+                            upper_gain,
+                            upper_next,
                         )[0]
                         v = j * n_col + col
                         a[k, v] = np.maximum(val, a[k, v])
@@ -300,14 +301,14 @@ def build_table(
     joker_score: IntArray,
     yahtzee_face: IntArray,
     is_upper: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     joker: bool,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
     outcome_base: int,
     n_outcomes: int,
     n_rows: int,
@@ -359,14 +360,14 @@ def build_table(
                     joker_score,
                     yahtzee_face,
                     is_upper,
-                    match_mask,
-                    lower_mask,
-                    upper_mask,
+                    joker_masks,
                     box,
+                    box_pays,
                     joker_bonus,
                     joker,
                     upper_cap,
-                    upper_bonus,
+                    upper_gain,
+                    upper_next,
                     outcome_base,
                     n_outcomes,
                     n_rows,
@@ -397,14 +398,14 @@ def fill_outcomes_1(
     joker_score: IntArray,
     yahtzee_face: IntArray,
     is_upper: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     joker: bool,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
     outcome_base: int,
     n_outcomes: int,
     n_rows: int,
@@ -423,24 +424,21 @@ def fill_outcomes_1(
             continue
         nm = mask | (1 << c)
         row = score_f[c]
+        points = score[c]
         if not (is_upper[c] == 1 and upper_cap > 0):
-            zero = table[nm, 0 if c == box else flag, upper]
-            nonzero = table[nm, 1 if c == box else flag, upper]
+            # The next state's value when the cell leaves the flag at 0 and when it sets it
+            # (only the extra-Yahtzee box sets it: `box_pays`).
+            unpaid = table[nm, 0 if c == box else flag, upper]
+            paid = table[nm, 1 if c == box else flag, upper]
             for o in range(n_outcomes):
                 s = row[o]
-                out[o] = np.maximum(s + (nonzero if s > 0 else zero), out[o])
+                out[o] = np.maximum(s + (paid if box_pays[points[o]] == 1 else unpaid), out[o])
             continue
         for s in range(gv.shape[0]):
             nflag = flag
             if c == box:
-                nflag = 1 if s > 0 else 0
-            if upper + s < upper_cap:
-                gv[s] = s + table[nm, nflag, upper + s]
-            elif upper < upper_cap:
-                gv[s] = (s + upper_bonus) + table[nm, nflag, upper_cap]
-            else:
-                gv[s] = s + table[nm, nflag, upper_cap]
-        points = score[c]
+                nflag = box_pays[s]
+            gv[s] = (s + upper_gain[upper, s]) + table[nm, nflag, upper_next[upper, s]]
         for o in range(n_outcomes):
             out[o] = np.maximum(gv[points[o]], out[o])
     if joker and box >= 0 and ((mask >> box) & 1) == 1:
@@ -448,9 +446,7 @@ def fill_outcomes_1(
         for o in range(n_outcomes):
             if yahtzee_face[o] == 0:
                 continue
-            allowed, jok = allowed_rows(
-                mask, o, yahtzee_face, match_mask, lower_mask, upper_mask, box, joker, n_rows
-            )
+            allowed, jok = allowed_rows(mask, o, yahtzee_face, joker_masks, box, joker, n_rows)
             best = NEG_INF
             for c in range(n_rows):
                 if ((allowed >> c) & 1) == 0:
@@ -467,9 +463,11 @@ def fill_outcomes_1(
                     joker_score,
                     is_upper,
                     box,
+                    box_pays,
                     joker_bonus,
                     upper_cap,
-                    upper_bonus,
+                    upper_gain,
+                    upper_next,
                 )[0]
                 best = np.maximum(val, best)
             out[o] = best
@@ -511,14 +509,14 @@ def turn_levels(
     joker_score: IntArray,
     yahtzee_face: IntArray,
     is_upper: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     joker: bool,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
     outcome_base: int,
     n_outcomes: int,
     n_rows: int,
@@ -546,14 +544,14 @@ def turn_levels(
         joker_score,
         yahtzee_face,
         is_upper,
-        match_mask,
-        lower_mask,
-        upper_mask,
+        joker_masks,
         box,
+        box_pays,
         joker_bonus,
         joker,
         upper_cap,
-        upper_bonus,
+        upper_gain,
+        upper_next,
         outcome_base,
         n_outcomes,
         n_rows,
@@ -591,20 +589,18 @@ def cell_values(
     joker_score: IntArray,
     yahtzee_face: IntArray,
     is_upper: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     joker: bool,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
     n_rows: int,
 ) -> None:
     """Each row's value with outcome `o` (-inf where the row may not be filled) and its gain."""
-    allowed, jok = allowed_rows(
-        mask, o, yahtzee_face, match_mask, lower_mask, upper_mask, box, joker, n_rows
-    )
+    allowed, jok = allowed_rows(mask, o, yahtzee_face, joker_masks, box, joker, n_rows)
     for c in range(n_rows):
         if ((allowed >> c) & 1) == 0:
             out[c] = NEG_INF
@@ -622,9 +618,11 @@ def cell_values(
             joker_score,
             is_upper,
             box,
+            box_pays,
             joker_bonus,
             upper_cap,
-            upper_bonus,
+            upper_gain,
+            upper_next,
         )
         out[c] = val
         gains[c] = gain
@@ -676,14 +674,14 @@ def play_turn(
     joker_score: IntArray,
     yahtzee_face: IntArray,
     is_upper: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     joker: bool,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
     outcome_base: int,
     n_rows: int,
     add: IntArray,
@@ -716,9 +714,7 @@ def play_turn(
         while hand < outcome_base:
             hand = add[hand, die(rng, g, faces)]
     o = hand - outcome_base
-    allowed, jok = allowed_rows(
-        mask, o, yahtzee_face, match_mask, lower_mask, upper_mask, box, joker, n_rows
-    )
+    allowed, jok = allowed_rows(mask, o, yahtzee_face, joker_masks, box, joker, n_rows)
     best_val = NEG_INF
     best_c = -1
     best_gain = 0
@@ -739,9 +735,11 @@ def play_turn(
             joker_score,
             is_upper,
             box,
+            box_pays,
             joker_bonus,
             upper_cap,
-            upper_bonus,
+            upper_gain,
+            upper_next,
         )
         if val > best_val:
             best_val = val
@@ -767,14 +765,14 @@ def simulate(
     joker_score: IntArray,
     yahtzee_face: IntArray,
     is_upper: IntArray,
-    match_mask: IntArray,
-    lower_mask: int,
-    upper_mask: int,
+    joker_masks: IntArray,
     box: int,
+    box_pays: IntArray,
     joker_bonus: int,
     joker: bool,
     upper_cap: int,
-    upper_bonus: int,
+    upper_gain: IntArray,
+    upper_next: IntArray,
     outcome_base: int,
     n_outcomes: int,
     n_rows: int,
@@ -838,14 +836,14 @@ def simulate(
                     joker_score,
                     yahtzee_face,
                     is_upper,
-                    match_mask,
-                    lower_mask,
-                    upper_mask,
+                    joker_masks,
                     box,
+                    box_pays,
                     joker_bonus,
                     joker,
                     upper_cap,
-                    upper_bonus,
+                    upper_gain,
+                    upper_next,
                     outcome_base,
                     n_outcomes,
                     n_rows,
@@ -870,14 +868,14 @@ def simulate(
                         joker_score,
                         yahtzee_face,
                         is_upper,
-                        match_mask,
-                        lower_mask,
-                        upper_mask,
+                        joker_masks,
                         box,
+                        box_pays,
                         joker_bonus,
                         joker,
                         upper_cap,
-                        upper_bonus,
+                        upper_gain,
+                        upper_next,
                         outcome_base,
                         n_rows,
                         add,

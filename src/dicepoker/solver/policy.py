@@ -18,8 +18,17 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from dicepoker.engine import ROLL, Action, GameState, Move, Roll, legal_actions
-from dicepoker.engine.core import sheet_breakdown, upper_total
+from dicepoker.engine import (
+    ROLL,
+    Action,
+    GameState,
+    Move,
+    Roll,
+    further_yahtzee_bonus,
+    legal_actions,
+    sheet_breakdown,
+    upper_total,
+)
 from dicepoker.rules.model import Rules
 from dicepoker.solver import kernels
 from dicepoker.solver.dice import FloatArray, IntArray
@@ -115,7 +124,7 @@ class Solver:
         """The solver's view of the player to move in `state`."""
         rules = state.rules
         if rules is not self.spec.rules and rules != self.spec.rules:
-            raise SolverError(f"this solver plays {self.spec.rules.preset}, not {rules.preset}")
+            raise SolverError(f"this solver plays {self.spec.rules.variant}, not {rules.variant}")
         sheet = state.sheet
         filled = 0
         for index, fill in enumerate(sheet.row_fill):
@@ -124,8 +133,7 @@ class Solver:
         spec = self.spec
         flag = 0
         if spec.joker:
-            box = sheet.cells[spec.box]
-            flag = 1 if box is not None and box.points > 0 else 0
+            flag = 1 if further_yahtzee_bonus(rules, sheet.cells[spec.box]) > 0 else 0
         upper = min(upper_total(rules, sheet), spec.upper_cap) if spec.upper_cap else 0
         return Position(filled, flag, upper, sheet_breakdown(rules, sheet).total)
 
@@ -184,14 +192,14 @@ class Solver:
             k.joker_score,
             k.yahtzee_face,
             k.is_upper,
-            k.match_mask,
-            k.lower_mask,
-            k.upper_mask,
+            k.joker_masks,
             k.box,
+            k.box_pays,
             k.joker_bonus,
             k.joker,
             k.upper_cap,
-            k.upper_bonus,
+            k.upper_gain,
+            k.upper_next,
             k.n_rows,
         )
         return cells, gains
@@ -217,7 +225,7 @@ class Solver:
             if isinstance(action, Roll):
                 if levels is None:
                     raise SolverError("the engine offers a roll with no roll left")
-                keep = space.keep_index([state.dice[p] for p in action.keep])
+                keep = space.keep_index[tuple(sorted(state.dice[p] for p in action.keep))]
                 out.append((action, pos.points + float(levels[left, keep])))
             elif isinstance(action, Move):
                 value = float(cells[rules.row_index[action.row]])

@@ -1,23 +1,40 @@
-"""What the solver knows about a game, derived from its `Rules` and nothing else.
+"""What the solver knows about a game, derived from its `Rules` through the engine's primitives.
 
-Every score comes from `combo_value` (the one scoring function of the project) applied to every
-outcome of the dice, and the upper section, the upper bonus, the extra-Yahtzee bonus and the forced
-Joker are read from the `Rules` blocks the engine reads, so the solver and the engine cannot
-disagree about a hand. The canonical description hashed into a table's header holds the game's
-definition and a digest of the derived score tables, so that a change to a preset or to the scoring
-code gives a new hash and a stale table is never loaded.
+The numba kernels cannot call Python, so every rule reaches them as arrays built here by
+evaluating the engine's rule primitives (`dicepoker.engine.semantics`) on every outcome, face,
+total and score they need: each row's points (`score_cell`) and its points under the forced Joker
+(`score_cell(joker=True)`), which outcomes are Yahtzees (`yahtzee_face`), the Joker's rows in
+order of preference for each face (`joker_tiers`, as bit sets), which box score pays the further
+Yahtzee bonus and how much (`further_yahtzee_bonus`), the rows the upper bonus counts
+(`upper_rows`) and the upper bonus a move's points bring from each total (`upper_bonus_gain`).
+The kernels only walk these arrays, so the solver and the engine cannot disagree about a hand. The
+canonical description hashed into a table's header holds the game's definition and a digest of the
+derived score tables, so that a change to a variant or to the scoring code gives a new hash and a
+stale table is never loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from dicepoker.rules.combos import combo_value, face_counts
+from dicepoker.engine import (
+    Cell,
+    Mark,
+    further_yahtzee_bonus,
+    joker_box,
+    joker_tiers,
+    score_cell,
+    upper_bonus_gain,
+    upper_rows,
+    yahtzee_face,
+)
+from dicepoker.rules.combos import face_counts
 from dicepoker.rules.model import Rules
 from dicepoker.solver.dice import DiceSpace, FloatArray, IntArray, dice_space
 
@@ -34,21 +51,21 @@ class UnsupportedRulesError(ValueError):
 def unsupported_reason(rules: Rules) -> str | None:
     """Why `rules` cannot be solved, or None when they can."""
     if rules.reserve is not None or any(row.school for row in rules.rows):
-        return f"{rules.preset} uses the School reserve"
+        return f"{rules.variant} uses the School reserve"
     if rules.columns != 1:
-        return f"{rules.preset} has {rules.columns} columns; the solver plays one-column sheets"
+        return f"{rules.variant} has {rules.columns} columns; the solver plays one-column sheets"
     if rules.stars is not None:
-        return f"{rules.preset} has first-player stars"
+        return f"{rules.variant} has first-player stars"
     if not rules.unmade_scores_zero:
-        return f"{rules.preset} refuses rows the dice do not make"
+        return f"{rules.variant} refuses rows the dice do not make"
     if any(row.strike or row.doubles for row in rules.rows):
-        return f"{rules.preset} has struck or doubled rows"
+        return f"{rules.variant} has struck or doubled rows"
     if not 1 <= len(rules.rows) <= MAX_ROWS:
-        return f"{rules.preset} has {len(rules.rows)} rows (the solver handles 1..{MAX_ROWS})"
+        return f"{rules.variant} has {len(rules.rows)} rows (the solver handles 1..{MAX_ROWS})"
     if rules.rolls_per_turn < 1:
-        return f"{rules.preset} has no roll in a turn"
+        return f"{rules.variant} has no roll in a turn"
     if rules.upper_bonus is not None and rules.upper_bonus.threshold < 1:
-        return f"{rules.preset} has an upper bonus threshold below 1"
+        return f"{rules.variant} has an upper bonus threshold below 1"
     return None
 
 
@@ -64,14 +81,14 @@ class KernelRules(NamedTuple):
     joker_score: IntArray
     yahtzee_face: IntArray
     is_upper: IntArray
-    match_mask: IntArray
-    lower_mask: int
-    upper_mask: int
+    joker_masks: IntArray
     box: int
+    box_pays: IntArray
     joker_bonus: int
     joker: bool
     upper_cap: int
-    upper_bonus: int
+    upper_gain: IntArray
+    upper_next: IntArray
     outcome_base: int
     n_outcomes: int
     n_rows: int
@@ -91,16 +108,22 @@ class SolverSpec:
     n_rows: int
     score: IntArray  # (rows, outcomes): points of each row for each outcome, 0 when not made
     joker_score: IntArray  # (rows, outcomes): points under the forced Joker (Yahtzee outcomes)
+    yahtzee_face: IntArray  # (outcomes,): the face when all dice show it, else 0
     is_upper: IntArray  # (rows,): 1 for upper-section rows
     max_upper: IntArray  # (rows,): most points an upper row can add to the upper total
-    match_mask: IntArray  # (faces + 1,): upper rows of each face (the Joker's first choice)
-    lower_mask: int
-    upper_mask: int
+    # (faces + 1, tiers): the forced Joker's rows for a further Yahtzee of each face, as bit sets
+    # in order of preference (`joker_tiers`); row 0 unused
+    joker_masks: IntArray
     box: int  # the extra-Yahtzee row, -1 without the extra-Yahtzee rule
+    box_pays: IntArray  # (scores,): 1 where a box holding that score pays the further bonus
     joker_bonus: int  # points for a further Yahtzee while the box holds its score
     joker: bool
     upper_cap: int  # the upper bonus threshold, 0 without an upper bonus
     upper_bonus: int
+    # (upper_cap + 1, max_score + 1): the upper bonus that s more points bring to the capped
+    # total u (`upper_bonus_gain`), and the capped total after them
+    upper_gain: IntArray
+    upper_next: IntArray
     rerolls: int  # rolls per turn after the first
     description: dict[str, Any]
     digest: str
@@ -132,16 +155,16 @@ class SolverSpec:
         return KernelRules(
             self.score,
             self.joker_score,
-            space.yahtzee_face,
+            self.yahtzee_face,
             self.is_upper,
-            self.match_mask,
-            self.lower_mask,
-            self.upper_mask,
+            self.joker_masks,
             self.box,
+            self.box_pays,
             self.joker_bonus,
             self.joker,
             self.upper_cap,
-            self.upper_bonus,
+            self.upper_gain,
+            self.upper_next,
             space.outcome_base,
             space.n_outcomes,
             self.n_rows,
@@ -153,22 +176,31 @@ def _readonly(array: IntArray) -> IntArray:
     return array
 
 
-def describe(rules: Rules, score: IntArray, joker_score: IntArray) -> dict[str, Any]:
+def describe(
+    rules: Rules, score: IntArray, joker_score: IntArray, rule_arrays: Sequence[IntArray] = ()
+) -> dict[str, Any]:
     """The canonical description of the game that the table's hash covers.
 
     It holds everything that changes the solitaire game (dice, faces, rolls, every row with its
-    combination, the upper bonus, the extra-Yahtzee rule) and a SHA-256 of the score tables derived
-    through `combo_value`. Options enter through the rules they switch; options that do not change
-    the solitaire game (a turn clock, the tie-break) leave the hash alone.
+    combination, the upper bonus, the extra-Yahtzee rule), a SHA-256 of the score tables derived
+    through the engine's `score_cell`, and one of the other arrays derived from the engine's
+    primitives (`rule_arrays`: the Joker's rows, the box's bonus, the upper-bonus gains), so that
+    a change to the engine's rules, not only to a variant's data, gives a new hash. Options enter
+    through the rules they switch; options that do not change the solitaire game (a turn clock,
+    the tie-break) leave the hash alone.
     """
     extra = rules.extra_yahtzee
     bonus = rules.upper_bonus
     scores = hashlib.sha256()
     scores.update(np.ascontiguousarray(score, dtype="<i8").tobytes())
     scores.update(np.ascontiguousarray(joker_score, dtype="<i8").tobytes())
+    derived = hashlib.sha256()
+    for array in rule_arrays:
+        derived.update(repr(array.shape).encode("ascii"))
+        derived.update(np.ascontiguousarray(array, dtype="<i8").tobytes())
     return {
         "format": FORMAT_VERSION,
-        "preset": rules.preset,
+        "variant": rules.variant,
         "dice": rules.dice,
         "faces": rules.faces,
         "rolls_per_turn": rules.rolls_per_turn,
@@ -190,6 +222,7 @@ def describe(rules: Rules, score: IntArray, joker_score: IntArray) -> dict[str, 
         if extra is None
         else [extra.box, extra.bonus, [[name, points] for name, points in extra.joker_points]],
         "scores_sha256": scores.hexdigest(),
+        "rules_sha256": derived.hexdigest(),
     }
 
 
@@ -207,48 +240,62 @@ def build_spec(rules: Rules) -> SolverSpec:
     n_rows = len(rules.rows)
     outcomes = space.outcomes
     score = np.zeros((n_rows, len(outcomes)), dtype=np.int64)
+    joker_score = np.zeros((n_rows, len(outcomes)), dtype=np.int64)
+    faces = np.zeros(len(outcomes), dtype=np.int64)
+    extra = rules.extra_yahtzee
     for o, outcome in enumerate(outcomes):
         counts = face_counts(outcome, rules.faces)
-        for c, row in enumerate(rules.rows):
-            score[c, o] = combo_value(row.combo, counts) or 0
+        faces[o] = yahtzee_face(rules, counts) or 0
+        for c in range(n_rows):
+            score[c, o] = score_cell(rules, c, counts, thrown_all=False).points
+            joker_score[c, o] = score[c, o]
+            if extra is not None and faces[o] > 0:
+                joker_score[c, o] = score_cell(
+                    rules, c, counts, thrown_all=False, joker=True
+                ).points
     if (score < 0).any():
-        raise UnsupportedRulesError(f"{rules.preset} has a row worth negative points")
+        raise UnsupportedRulesError(f"{rules.variant} has a row worth negative points")
 
-    extra = rules.extra_yahtzee
-    box = rules.row_index[extra.box] if extra is not None else -1
-    joker_points = (
-        {rules.row_index[name]: points for name, points in extra.joker_points} if extra else {}
-    )
-    joker_score = score.copy()
-    for c, points in joker_points.items():
-        joker_score[c, space.yahtzee_face > 0] = points
-
-    is_upper = np.array([row.section == "upper" for row in rules.rows], dtype=np.int64)
+    box = joker_box(rules)
+    upper = upper_rows(rules)
+    is_upper = np.array([int(c in upper) for c in range(n_rows)], dtype=np.int64)
     max_upper = np.where(is_upper == 1, np.maximum(score, joker_score).max(axis=1), 0)
-    match_mask = np.zeros(rules.faces + 1, dtype=np.int64)
-    for c, row in enumerate(rules.rows):
-        if row.section == "upper" and 1 <= row.combo.n <= rules.faces:
-            match_mask[row.combo.n] |= 1 << c
-    lower_mask = sum(1 << c for c, row in enumerate(rules.rows) if row.section == "lower")
-    upper_mask = sum(1 << c for c, row in enumerate(rules.rows) if row.section == "upper")
+    joker_masks = np.zeros((rules.faces + 1, len(joker_tiers(rules, 1))), dtype=np.int64)
+    for face in range(1, rules.faces + 1):
+        for tier, tier_rows in enumerate(joker_tiers(rules, face)):
+            joker_masks[face, tier] = sum(1 << c for c in tier_rows)
+    # The box's score decides whether a further Yahtzee pays (the flag of the state).
+    most = int(max(score.max(initial=0), joker_score.max(initial=0)))
+    box_bonus = [further_yahtzee_bonus(rules, Cell(Mark.SCORE, s)) for s in range(most + 1)]
+    box_pays = np.array([int(bonus > 0) for bonus in box_bonus], dtype=np.int64)
     bonus = rules.upper_bonus
-    description = describe(rules, score, joker_score)
+    cap = bonus.threshold if bonus is not None else 0
+    max_score = int(max_upper.max()) if n_rows else 0
+    upper_gain = np.zeros((cap + 1, max_score + 1), dtype=np.int64)
+    upper_next = np.zeros((cap + 1, max_score + 1), dtype=np.int64)
+    for u in range(cap + 1):
+        for s in range(max_score + 1):
+            upper_gain[u, s] = upper_bonus_gain(rules, u, s)
+            upper_next[u, s] = min(u + s, cap)
+    description = describe(rules, score, joker_score, (joker_masks, box_pays, upper_gain))
     return SolverSpec(
         rules=rules,
         space=space,
         n_rows=n_rows,
         score=_readonly(score),
         joker_score=_readonly(joker_score),
+        yahtzee_face=_readonly(faces),
         is_upper=_readonly(is_upper),
         max_upper=_readonly(max_upper.astype(np.int64)),
-        match_mask=_readonly(match_mask),
-        lower_mask=lower_mask,
-        upper_mask=upper_mask,
-        box=box,
-        joker_bonus=extra.bonus if extra is not None else 0,
+        joker_masks=_readonly(joker_masks),
+        box=box if box is not None else -1,
+        box_pays=_readonly(box_pays),
+        joker_bonus=max(box_bonus),
         joker=extra is not None,
-        upper_cap=bonus.threshold if bonus is not None else 0,
+        upper_cap=cap,
         upper_bonus=bonus.points if bonus is not None else 0,
+        upper_gain=_readonly(upper_gain),
+        upper_next=_readonly(upper_next),
         rerolls=rules.rolls_per_turn - 1,
         description=description,
         digest=digest_of(description),

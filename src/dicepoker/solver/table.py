@@ -42,9 +42,9 @@ def cache_dir() -> Path:
 
 
 def table_name(spec: SolverSpec) -> str:
-    """File name of a game's table: the preset and its options (the hash is in the header)."""
+    """File name of a game's table: the variant and its options (the hash is in the header)."""
     rules = spec.rules
-    parts = [rules.preset]
+    parts = [rules.variant]
     for name, value in sorted(rules.options):
         parts.append(f"{name}={int(value)}")
     safe = "-".join(parts)
@@ -115,7 +115,7 @@ def _header_fields(spec: SolverSpec, table: FloatArray, seconds: float) -> dict[
     return {
         "format": FORMAT_VERSION,
         "digest": spec.digest,
-        "preset": spec.rules.preset,
+        "variant": spec.rules.variant,
         "options": dict(spec.rules.options),
         "shape": list(table.shape),
         "dtype": "<f8",

@@ -5,7 +5,8 @@ and load game records, or join a game of the web app through its WebSocket proto
 docs/tui.md.
 """
 
-from dicepoker.tui.app import GameScreen, PlayApp, SetupDefaults, SetupScreen
+from dicepoker.tui.app import PlayApp
+from dicepoker.tui.game_screen import GameScreen
 from dicepoker.tui.hints import Advisor, Hint, ImmediateAdvisor, set_advisor
 from dicepoker.tui.remote import GameAddress, RemoteError, RemoteSession, game_address
 from dicepoker.tui.session import (
@@ -16,6 +17,7 @@ from dicepoker.tui.session import (
     Session,
     parse_seats,
 )
+from dicepoker.tui.setup_screen import SetupDefaults, SetupScreen
 
 __all__ = [
     "ActionRefused",

@@ -60,8 +60,8 @@ class ImmediateAdvisor:
 
 class ExpectedScoreAdvisor:
     """The mover's expected final score after each option: every roll and hold (holds that keep
-    the same faces listed once) and every cell move, best first (a cell before a roll on a tie,
-    as `Advice.best` does). Without the engine state (a game of the web app) it gives
+    the same faces listed once) and every cell move, ranked by that value (a cell before a roll on
+    a tie, as `Advice.best` does). Without the engine state (a game of the web app) it gives
     `fallback`'s hints; `title` names what the last call's values mean (the panel reads it after
     asking for the hints, and `signed`: whether to write them as gains, +12)."""
 
@@ -115,10 +115,9 @@ class ExpectedScoreAdvisor:
                 )
             else:  # pragma: no cover - the advisor lists rolls and moves only
                 continue
-            # Ranked by the expert's measure (`worth`: in a School game with rivals it takes a
-            # margin for risk, and in the last turns counts the chance of winning), so the first
-            # hint is the expert's.
-            ranked.append((-option.worth, not isinstance(action, Move), index, hint))
+            # Ranked by the value shown beside it (the expected final score), so that the list
+            # reads in order; on a tie a cell comes first, as `Advice.best` has it.
+            ranked.append((-option.value, not isinstance(action, Move), index, hint))
         ranked.sort(key=lambda item: item[:3])
         return [item[3] for item in ranked]
 

@@ -1,29 +1,37 @@
 """The terminal client's words in English, Spanish and (Brazilian) Portuguese.
 
-The game's own vocabulary (row labels, preset and level names, the sheet's words) comes from the
-web app's gettext catalogs through `dicepoker.web.i18n.gettext`, so the terminal and the browser
-speak with one set of words. The few phrases only a terminal needs (key help, the save prompt)
-live in this package's own small catalogs, `locales/{lang}/LC_MESSAGES/tui.po`, read the same way.
+The game's own vocabulary (row labels, variant and level names, the sheet's words) comes from the
+shared catalogs of `dicepoker.i18n` (domain `messages`, the ones the web pages read), so the
+terminal and the browser speak with one set of words. The few phrases only a terminal needs (key
+help, the save prompt, short row labels) are the catalogs' domain `tui`, read the same way.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from functools import cache
-from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-from babel.messages.pofile import read_po
+from dicepoker.engine.actions import KEEP_WORDS
+from dicepoker.i18n import (
+    DEFAULT_LANG,
+    LANG_NAMES,
+    LANGS,
+    detect_lang,
+    gettext,
+    lang_of,
+    translations,
+)
 
-from dicepoker.web.i18n import DEFAULT_LANG, LANG_NAMES, LANGS, gettext, lang_of
-
-LOCALES_DIR: Final = Path(__file__).resolve().parent / "locales"
+#: The catalogs' domain of the terminal's own phrases.
+TUI_DOMAIN: Final = "tui"
+#: The order the L key cycles through.
+LANG_CYCLE: Final = ("es", "pt", "en")
 
 __all__ = [
     "LANGS",
     "LANG_NAMES",
     "Words",
+    "action_words",
     "detect_lang",
     "lang_of",
     "next_lang",
@@ -31,62 +39,55 @@ __all__ = [
 ]
 
 
-@cache
 def tui_catalog(lang: str) -> dict[str, str]:
-    """msgid -> translation of this package's catalog for `lang` (empty translations dropped)."""
-    path = LOCALES_DIR / lang / "LC_MESSAGES" / "tui.po"
-    if not path.is_file():
-        return {}
-    with path.open("rb") as handle:
-        catalog = read_po(handle, locale=lang)
-    return {
-        message.id: message.string
-        for message in catalog
-        if isinstance(message.id, str)
-        and message.id
-        and isinstance(message.string, str)
-        and message.string
-    }
-
-
-def detect_lang(environ: Mapping[str, str] | None = None) -> str:
-    """The language of the user's locale (LC_ALL, LC_MESSAGES, LANG, LANGUAGE), else English."""
-    env = os.environ if environ is None else environ
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
-        value = env.get(name, "")
-        for tag in value.split(":"):
-            lang = lang_of(tag.split(".", 1)[0].split("@", 1)[0])
-            if lang is not None:
-                return lang
-    return DEFAULT_LANG
+    """msgid -> translation of the terminal's own catalog for `lang` (empty ones dropped)."""
+    return translations(lang, TUI_DOMAIN)
 
 
 def next_lang(lang: str) -> str:
     """The language after `lang` in the order the L key cycles through: es, pt, en."""
-    order = ("es", "pt", "en")
+    order = LANG_CYCLE
     return order[(order.index(lang) + 1) % len(order)] if lang in order else order[0]
 
 
 class Words:
-    """Translations for one language: `words("Roll {n} dice", n=3)`."""
+    """Translations for one language: `words("Roll {n} dice", n=3)`. Two `Words` of the same
+    language are equal (the table's state compares them to know whether to redraw)."""
+
+    __slots__ = ("lang",)
 
     def __init__(self, lang: str) -> None:
         self.lang = lang if lang in LANGS else DEFAULT_LANG
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Words) and other.lang == self.lang
+
+    def __hash__(self) -> int:
+        return hash(self.lang)
+
+    def __repr__(self) -> str:
+        return f"Words({self.lang!r})"
 
     def __call__(self, msgid: str, **params: object) -> str:
         text = tui_catalog(self.lang).get(msgid) or gettext(self.lang, msgid)
         return text.format(**params) if params else text
 
-    def row(self, preset: str, row_id: str) -> str:
+    def reaction(self, reaction: str) -> str:
+        """A quick reaction's words, the web table's (`reaction.good_game` -> Good game)."""
+        msgid = f"reaction.{reaction}"
+        text = gettext(self.lang, msgid)
+        return reaction.replace("_", " ").capitalize() if text == msgid else text
+
+    def row(self, variant: str, row_id: str) -> str:
         """A row's label as the web sheet writes it (`row.school.pair` -> Pair, Pareja, Par)."""
-        msgid = f"row.{preset}.{row_id}"
+        msgid = f"row.{variant}.{row_id}"
         text = gettext(self.lang, msgid)
         return row_id.replace("_", " ").capitalize() if text == msgid else text
 
-    def short_row(self, preset: str, row_id: str, width: int) -> str:
-        """A row's label in at most `width` characters: the label, else its short form from this
-        package's catalog (`short.{row_id}`), else the label cut with an ellipsis."""
-        label = self.row(preset, row_id)
+    def short_row(self, variant: str, row_id: str, width: int) -> str:
+        """A row's label in at most `width` characters: the label, else its short form from the
+        terminal's catalog (`short.{row_id}`), else the label cut with an ellipsis."""
+        label = self.row(variant, row_id)
         if len(label) <= width:
             return label
         short = tui_catalog(self.lang).get(f"short.{row_id}") or tui_catalog(DEFAULT_LANG).get(
@@ -96,8 +97,8 @@ class Words:
             return short
         return label[: max(1, width - 1)] + "…"
 
-    def preset(self, name: str) -> str:
-        msgid = f"preset.{name}"
+    def variant(self, name: str) -> str:
+        msgid = f"variant.{name}"
         text = gettext(self.lang, msgid)
         return name if text == msgid else text
 
@@ -106,7 +107,32 @@ class Words:
         text = gettext(self.lang, msgid)
         return name.capitalize() if text == msgid else text
 
+    def person_name(self, number: int) -> str:
+        """An unnamed person's name at the table: `Player 2`, `Jugador 2`."""
+        return self("Player {n}", n=number)
+
+    def bot_name(self, level: str, number: int) -> str:
+        """An unnamed bot's name at the table, its level in these words: `Codicioso 2`."""
+        return self("{level} {n}", level=self.level(level), n=number)
+
     def option(self, name: str) -> str:
         msgid = f"option.{name}"
         text = gettext(self.lang, msgid)
         return name.replace("_", " ") if text == msgid else text
+
+
+def action_words(words: Words, view: Mapping[str, Any], action: str) -> str:
+    """An action in the player's words: `score pair` -> `score Pair`, `keep 0 1` -> `hold 1 2`."""
+    variant = str(view["rules"]["variant"])
+    verb, _, rest = action.partition(" ")
+    if verb == "roll":
+        return words("roll")
+    if verb in KEEP_WORDS:
+        return f"{words('hold')} " + " ".join(str(int(p) + 1) for p in rest.split())
+    if verb == "score":
+        return words("score {row}", row=words.row(variant, rest))
+    if verb == "strike":
+        return words("strike {row}", row=words.row(variant, rest))
+    if verb == "zero":
+        return words("zero in {row}", row=words.row(variant, rest))
+    return action

@@ -8,11 +8,19 @@ from pathlib import Path
 
 from dicepoker.dice import DiceSource, SecretDice, SeededDice
 from dicepoker.record import RecordError, load_record
-from dicepoker.rules import RulesError, find_preset, get_rules, parse_option_value
-from dicepoker.tui.app import PlayApp, SetupDefaults
+from dicepoker.rules import (
+    DEFAULT_VARIANT,
+    RulesError,
+    find_variant,
+    get_rules,
+    parse_option_value,
+)
+from dicepoker.tui.app import PlayApp
 from dicepoker.tui.i18n import Words, detect_lang, lang_of
-from dicepoker.tui.remote import RemoteError, RemoteSession, game_address, join_seat
-from dicepoker.tui.session import LocalSession, SeatError, Session, parse_seats
+from dicepoker.tui.rejoin import Rejoin, keep_seat, rejoin_command
+from dicepoker.tui.remote import RemoteError, RemoteSession, contact, game_address, join_seat
+from dicepoker.tui.session import LocalSession, SeatError, parse_seats
+from dicepoker.tui.setup_screen import SetupDefaults
 
 
 class LaunchError(Exception):
@@ -23,7 +31,7 @@ class LaunchError(Exception):
 class PlayOptions:
     """The options of `dicepoker play`."""
 
-    preset: str | None = None
+    variant: str | None = None
     options: list[str] = field(default_factory=list)
     seats: str | None = None
     lang: str | None = None
@@ -44,6 +52,8 @@ class Launch:
 
     app: PlayApp
     after: list[str] = field(default_factory=list)
+    rejoin: Rejoin | None = None  # the seat the lines name (a rematch may move to another)
+    lang: str = "en"
 
 
 def _options(items: list[str]) -> dict[str, bool | int]:
@@ -82,19 +92,21 @@ def build(opts: PlayOptions) -> Launch:
             raise LaunchError(str(exc)) from None
     session: LocalSession | None = None
     if opts.load is not None:
-        if opts.preset is not None or opts.options:
-            raise LaunchError("--load plays the record's own game: leave out --preset and --option")
+        if opts.variant is not None or opts.options:
+            raise LaunchError(
+                "--load plays the record's own game: leave out --variant and --option"
+            )
         try:
             record = load_record(opts.load)
             session = LocalSession.load(record, seats, dice=dice, bot_delay=opts.bot_delay)
         except (RecordError, SeatError) as exc:
             raise LaunchError(f"{opts.load}: {exc}") from None
     else:
-        preset = opts.preset or "school"
+        variant = opts.variant or DEFAULT_VARIANT
         given = _options(opts.options)
         try:
-            find_preset(preset)
-            rules = get_rules(preset, given)
+            find_variant(variant)
+            rules = get_rules(variant, given)
         except RulesError as exc:
             raise LaunchError(str(exc)) from None
         if seats is not None:
@@ -103,13 +115,14 @@ def build(opts: PlayOptions) -> Launch:
                     rules,
                     seats,
                     dice=dice,
-                    person=lambda n: words("Player {n}", n=n),
+                    person=words.person_name,
+                    bot=words.bot_name,
                     bot_delay=opts.bot_delay,
                 )
             except SeatError as exc:
                 raise LaunchError(str(exc)) from None
         else:
-            defaults = SetupDefaults(preset, dict(given))
+            defaults = SetupDefaults(variant, dict(given))
             app = PlayApp(
                 None,
                 lang=lang,
@@ -127,10 +140,10 @@ def _dice(seed: int | None) -> DiceSource:
 
 
 def _remote(opts: PlayOptions, lang: str) -> Launch:
-    if opts.load is not None or opts.seats is not None or opts.preset is not None or opts.options:
+    if opts.load is not None or opts.seats is not None or opts.variant is not None or opts.options:
         raise LaunchError(
             "a game on a server has its own rules and seats: leave out --load, --seats, "
-            "--preset and --option"
+            "--variant and --option"
         )
     if not opts.game:
         raise LaunchError("--server needs --game ID (or give the game's link to --game)")
@@ -141,24 +154,52 @@ def _remote(opts: PlayOptions, lang: str) -> Launch:
     except RemoteError as exc:
         raise LaunchError(str(exc)) from None
     token = opts.token
+    words = Words(lang)
     after: list[str] = []
-    if opts.name:
-        try:
+    rejoin: Rejoin | None = None
+    try:
+        if opts.name:
             seat, token = asyncio.run(join_seat(address, opts.name, opts.seat))
-        except RemoteError as exc:
-            raise LaunchError(str(exc)) from None
-        words = Words(lang)
-        after.append(words("You took seat {n}.", n=seat + 1))
-        after.append(
-            words("To come back to it:")
-            + f" dicepoker play --server {address.server} --game {address.game} --token {token}"
-        )
-    session: Session = RemoteSession(address, token)
-    return Launch(PlayApp(session, lang=lang, show_hints=opts.hints), after)
+            # Kept at once: the seat must outlive a terminal closed in the middle of the game.
+            rejoin = keep_seat(address, seat, token)
+            after.append(words("You took seat {n}.", n=seat + 1))
+        else:
+            asyncio.run(contact(address, token))
+            rejoin = Rejoin(rejoin_command(address, token)) if token else None
+    except RemoteError as exc:
+        raise LaunchError(str(exc)) from None
+    if rejoin is not None:
+        after += _rejoin_lines(words, rejoin)
+    session = RemoteSession(address, token, rejoin=rejoin)
+    return Launch(PlayApp(session, lang=lang, show_hints=opts.hints), after, rejoin, lang)
+
+
+def _rejoin_lines(words: Words, rejoin: Rejoin) -> list[str]:
+    """How to come back to a seat: its command, and where it is kept."""
+    lines = [words("To come back to it:") + " " + rejoin.command]
+    if rejoin.path is not None:
+        lines.append(words("Kept in {path}", path=str(rejoin.path)))
+    elif rejoin.problem is not None:
+        lines.append(words("Could not keep it: {error}", error=rejoin.problem))
+    return lines
 
 
 def run_play(opts: PlayOptions) -> list[str]:
-    """Run the app until the player quits; the lines to print afterwards."""
+    """Run the app until the player quits; the lines to print afterwards. A game of the web app
+    that could not be joined at all is a `LaunchError` (one line and exit status 1)."""
     launch = build(opts)
-    launch.app.run()
-    return launch.after
+    app = launch.app
+    app.run()
+    session = app.session
+    if isinstance(session, RemoteSession) and session.fatal and session.connections == 0:
+        raise LaunchError(session.fatal)
+    return closing_lines(launch, session)
+
+
+def closing_lines(launch: Launch, session: object) -> list[str]:
+    """The lines printed once the app has closed on `session`: the launch's, or, where a
+    rematch moved the table to a new game, how to come back to the seat there."""
+    if not isinstance(session, RemoteSession) or session.rejoin in (None, launch.rejoin):
+        return launch.after
+    assert session.rejoin is not None
+    return _rejoin_lines(Words(launch.lang), session.rejoin)

@@ -3,44 +3,76 @@
 `RemoteSession` connects to `/ws/games/{id}` with a seat's token (a player) or without one (a
 spectator), draws every `state` the server sends, and sends intents as `act` messages. When the
 connection drops it reconnects by itself, with growing pauses, and asks for what it missed with
-`{"type": "sync", "last_seq": N}`. A refused token or an unknown game ends the session instead.
+`{"type": "sync", "last_seq": N}`. A refused token, an unknown game, or a server that cannot be
+reached on the first try ends the session instead (it never connected: there is nothing to come
+back to). `contact` tries a game once before the table opens, so that `dicepoker play` can say
+what is wrong in one line and stop.
+
+Every message is read with the protocol's own models (`dicepoker.protocol.server_message`, the
+schema of docs/ws-schema.json) and every intent is written with them; what a refusal code means
+to a person comes from the protocol's one table (`refusal_words`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, urlsplit
 
 import httpx
+from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 from websockets.typing import Subprotocol
 
 from dicepoker.fair import verify_record
-from dicepoker.server.protocol import socket_protocols
-from dicepoker.tui.session import ActionRefused, Session, Update
+from dicepoker.protocol import (
+    CLOSE_FORBIDDEN,
+    CLOSE_NOT_FOUND,
+    Act,
+    ErrorMessage,
+    ErrorResponse,
+    EventEntry,
+    EventMessage,
+    GameView,
+    HeldMessage,
+    PongMessage,
+    React,
+    ReactionId,
+    ReactionMessage,
+    Record,
+    RematchCreated,
+    RematchMessage,
+    ResyncMessage,
+    SeatsMessage,
+    SeatTaken,
+    SeatView,
+    Sync,
+    SyncMessage,
+    WelcomeMessage,
+    refusal_words,
+    server_message,
+    socket_protocols,
+)
+from dicepoker.tui.session import ActionRefused, RematchOffer, Session, Update
+
+if TYPE_CHECKING:
+    from dicepoker.tui.rejoin import Rejoin
+
+log = logging.getLogger("dicepoker.tui")
 
 #: Pauses between reconnection attempts (the last one repeats).
 BACKOFF: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 4.0)
 
-#: Error codes of the protocol and the web catalog's sentence for each.
-ERROR_WORDS: dict[str, str] = {
-    "not_your_turn": "It is not your turn.",
-    "spectator": "Spectators cannot play.",
-    "stale": "The game moved on: look again and retry.",
-    "bad_roll": "You cannot roll now.",
-    "bad_move": "That cell cannot be filled with these dice.",
-    "game_over": "The game is over.",
-    "rate_limited": "Slow down a little.",
-    "waiting": "The game starts when every seat is taken.",
-    "too_large": "That was too large.",
-    "bad_message": "The server did not understand that.",
-}
+OFFLINE = "No connection to the server."
+
+#: A message with the game's state: everything but errors, pongs and resyncs.
+StateMessage = WelcomeMessage | EventMessage | SyncMessage | SeatsMessage
+Incoming = StateMessage | ErrorMessage | PongMessage | ResyncMessage
 
 
 class RemoteError(Exception):
@@ -87,10 +119,59 @@ def game_address(server: str | None, game: str) -> GameAddress:
 
 def _error_text(response: httpx.Response) -> str:
     try:
-        body = response.json()
-        return str(body["error"]["message"])
-    except (ValueError, KeyError, TypeError):
+        return ErrorResponse.model_validate_json(response.content).error.message
+    except ValidationError:
         return f"HTTP {response.status_code}"
+
+
+def unreachable(address: GameAddress, exc: BaseException) -> str:
+    """The one line for a server that does not answer (the same for every way of joining)."""
+    return f"cannot reach {address.server}: {str(exc) or type(exc).__name__}"
+
+
+def _proxy_for(address: GameAddress) -> Literal[True] | None:
+    """No proxy for a server on this machine; the environment's proxy settings otherwise."""
+    host = urlsplit(address.server).hostname or ""
+    return None if host in {"localhost", "127.0.0.1", "::1"} else True
+
+
+async def _game_exists(address: GameAddress, verb: str, timeout: float) -> bool:
+    """Whether the server knows the game (`GET /api/games/{id}`); `RemoteError` when it cannot
+    be asked."""
+    try:
+        async with httpx.AsyncClient(timeout=timeout) as client:
+            response = await client.get(address.api(""))
+    except httpx.HTTPError as exc:
+        raise RemoteError(unreachable(address, exc)) from None
+    if response.status_code == 404:
+        return False
+    if response.status_code != 200:
+        raise RemoteError(f"{verb}: {_error_text(response)}")
+    return True
+
+
+async def contact(address: GameAddress, token: str | None, *, timeout: float = 10.0) -> None:
+    """Try the game once, as the table will: `RemoteError`, in the words `join_seat` uses, when
+    the server cannot be reached, the game does not exist or the seat's token is refused."""
+    verb = "cannot join the game" if token else "cannot watch the game"
+    if not await _game_exists(address, verb, timeout):
+        raise RemoteError(f"{verb}: no such game")
+    protocols = [Subprotocol(p) for p in socket_protocols(token)]
+    try:
+        async with connect(
+            address.ws_url, subprotocols=protocols, open_timeout=timeout, proxy=_proxy_for(address)
+        ):
+            pass
+    except InvalidStatus as exc:
+        code = exc.response.status_code
+        if code == 403:
+            why = "the seat token was refused" if token else "the server refused the connection"
+            raise RemoteError(f"{verb}: {why}") from None
+        raise RemoteError(f"{verb}: HTTP {code}") from None
+    except InvalidURI as exc:
+        raise RemoteError(f"not a WebSocket address: {exc}") from None
+    except (TimeoutError, OSError, InvalidHandshake) as exc:
+        raise RemoteError(unreachable(address, exc)) from None
 
 
 async def join_seat(
@@ -104,11 +185,14 @@ async def join_seat(
         async with httpx.AsyncClient(timeout=timeout) as client:
             response = await client.post(address.api("/join"), json=body)
     except httpx.HTTPError as exc:
-        raise RemoteError(f"cannot reach {address.server}: {exc}") from None
+        raise RemoteError(unreachable(address, exc)) from None
     if response.status_code != 200:
         raise RemoteError(f"cannot take a seat: {_error_text(response)}")
-    data = response.json()
-    return int(data["seat"]), str(data["token"])
+    try:
+        taken = SeatTaken.model_validate_json(response.content)
+    except ValidationError:
+        raise RemoteError("cannot take a seat: the server's answer cannot be read") from None
+    return taken.seat, taken.token
 
 
 async def fetch_record(address: GameAddress, *, timeout: float = 10.0) -> dict[str, Any]:
@@ -117,11 +201,13 @@ async def fetch_record(address: GameAddress, *, timeout: float = 10.0) -> dict[s
         async with httpx.AsyncClient(timeout=timeout) as client:
             response = await client.get(address.api("/record"))
     except httpx.HTTPError as exc:
-        raise RemoteError(f"cannot reach {address.server}: {exc}") from None
+        raise RemoteError(unreachable(address, exc)) from None
     if response.status_code != 200:
         raise RemoteError(f"cannot fetch the record: {_error_text(response)}")
-    record: dict[str, Any] = response.json()
-    return record
+    try:
+        return Record.model_validate_json(response.content).to_data()
+    except ValidationError:
+        raise RemoteError("cannot fetch the record: the server's answer is not a record") from None
 
 
 class RemoteSession(Session):
@@ -133,18 +219,23 @@ class RemoteSession(Session):
         token: str | None = None,
         *,
         backoff: Sequence[float] = BACKOFF,
+        rejoin: Rejoin | None = None,
     ) -> None:
         super().__init__()
         self.address = address
         self.token = token
+        #: How to come back to the seat (shown in the side panel).
+        self.rejoin = rejoin
         self.spectator = token is None
         self.backoff = tuple(backoff) or (1.0,)
         self.seat: int | None = None
         self.seq = 0
-        self.seats: list[dict[str, Any]] = []
+        #: The typed view the server sent last (`view` holds its data, for the interface).
+        self.state: GameView | None = None
+        self.seats: list[SeatView] = []
         self.connected = False
         self.connections = 0
-        self.missed: list[dict[str, Any]] = []
+        self.missed: list[EventEntry] = []
         self._ws: ClientConnection | None = None
         self._task: asyncio.Task[None] | None = None
         self._refs = 0
@@ -164,15 +255,13 @@ class RemoteSession(Session):
 
     @property
     def _proxy(self) -> Literal[True] | None:
-        """No proxy for a server on this machine; the environment's proxy settings otherwise."""
-        host = urlsplit(self.address.server).hostname or ""
-        return None if host in {"localhost", "127.0.0.1", "::1"} else True
+        return _proxy_for(self.address)
 
     def controls(self, seat: int) -> bool:
         return self.seat is not None and seat == self.seat
 
     def is_bot(self, seat: int) -> bool:
-        return 0 <= seat < len(self.seats) and self.seats[seat].get("kind") == "bot"
+        return 0 <= seat < len(self.seats) and self.seats[seat].kind == "bot"
 
     @property
     def home_seat(self) -> int | None:
@@ -188,16 +277,16 @@ class RemoteSession(Session):
 
     async def act(self, action: str) -> None:
         if self.spectator:
-            raise ActionRefused(ERROR_WORDS["spectator"], "spectator")
+            raise ActionRefused(refusal_words("spectator", "spectators cannot play"), "spectator")
         ws = self._ws
         if ws is None or not self.connected:
-            raise ActionRefused("No connection to the server.", "offline")
+            raise ActionRefused(OFFLINE, "offline")
         self._refs += 1
-        message = {"type": "act", "action": action, "seq": self.seq, "ref": str(self._refs)}
+        intent = Act(type="act", action=action, seq=self.seq, ref=str(self._refs))
         try:
-            await ws.send(json.dumps(message))
+            await ws.send(intent.model_dump_json())
         except ConnectionClosed:
-            raise ActionRefused("No connection to the server.", "offline") from None
+            raise ActionRefused(OFFLINE, "offline") from None
 
     async def record(self) -> dict[str, Any]:
         try:
@@ -241,18 +330,23 @@ class RemoteSession(Session):
             except InvalidStatus as exc:
                 code = exc.response.status_code
                 if code in (403, 404):
-                    self._stop(self._refusal(4403 if code == 403 else 4404))
+                    # The server refuses an unknown game and a wrong token alike (a socket
+                    # closed before it is accepted answers 403): ask which it was.
+                    self._stop(await self._refusal(code))
                     return
             except ConnectionClosed as exc:
                 received = exc.rcvd.code if exc.rcvd is not None else None
-                if received in (4403, 4404):
-                    self._stop(self._refusal(received))
+                if received in (CLOSE_FORBIDDEN, CLOSE_NOT_FOUND):
+                    self._stop(self._closing_words(received))
                     return
             except InvalidURI as exc:
                 self._stop(f"not a WebSocket address: {exc}")
                 return
-            except (TimeoutError, OSError, InvalidHandshake, ValueError):
-                pass
+            except (TimeoutError, OSError, InvalidHandshake, ValueError) as exc:
+                if self.connections == 0 and not self._closed:
+                    # Never connected: no "Reconnecting…" to a server that was never there.
+                    self._stop(unreachable(self.address, exc))
+                    return
             finally:
                 self._ws = None
             if self._closed:
@@ -264,8 +358,20 @@ class RemoteSession(Session):
             await asyncio.sleep(self.backoff[min(failures, len(self.backoff) - 1)])
             failures += 1
 
-    def _refusal(self, code: int) -> str:
-        if code == 4404:
+    async def _refusal(self, status: int) -> str:
+        """Why the handshake was refused (HTTP `status`): an unknown game, else the token."""
+        if status == 404 or await self._missing():
+            return "This game does not exist."
+        return self._closing_words(CLOSE_FORBIDDEN)
+
+    async def _missing(self) -> bool:
+        try:
+            return not await _game_exists(self.address, "", 10.0)
+        except RemoteError:
+            return False
+
+    def _closing_words(self, code: int) -> str:
+        if code == CLOSE_NOT_FOUND:
             return "This game does not exist."
         if self.token:
             return "The seat token was refused."
@@ -280,29 +386,79 @@ class RemoteSession(Session):
     async def _listen(self, ws: ClientConnection) -> None:
         async for raw in ws:
             try:
-                message = json.loads(raw)
-            except ValueError:
+                message = server_message.validate_json(raw)
+            except ValidationError as exc:
+                # Not a message of this protocol (a server of another version?): skip it.
+                log.warning("unreadable message from the server: %s", exc.errors()[:1])
                 continue
-            if isinstance(message, dict):
-                await self._handle(ws, cast(dict[str, Any], message))
+            if isinstance(message, HeldMessage | RematchMessage | ReactionMessage):
+                self._table_talk(message)
+                continue
+            await self._handle(ws, message)
 
-    def _take(self, message: dict[str, Any]) -> None:
+    def _table_talk(self, message: HeldMessage | RematchMessage | ReactionMessage) -> None:
+        """What the table hears besides the game's moves: the dice the roller holds now, the
+        rematch on offer, a player's quick reaction."""
+        if isinstance(message, HeldMessage):
+            if message.seq != self.seq:
+                return  # about a position this terminal is not at
+            self.live_held = (message.seq, message.seat, frozenset(message.held))
+            self.emit(Update("view"))
+        elif isinstance(message, RematchMessage):
+            token = message.token if isinstance(message.token, str) else None
+            self.rematch = RematchOffer(message.game, message.seat, token)
+            self.emit(Update("rematch"))
+        else:
+            self.emit(Update("reaction", message.reaction, seat=message.seat))
+
+    async def ask_rematch(self, *, timeout: float = 10.0) -> RematchOffer:
+        """Ask the server for the rematch of this finished game (`POST .../rematch`, as this
+        seat): the rematch and this seat's place there; `RemoteError` when refused."""
+        if self.token is None:
+            raise RemoteError(refusal_words("spectator", "spectators cannot ask for a rematch"))
+        headers = {"Authorization": f"Bearer {self.token}"}
+        try:
+            async with httpx.AsyncClient(timeout=timeout) as client:
+                response = await client.post(self.address.api("/rematch"), headers=headers)
+        except httpx.HTTPError as exc:
+            raise RemoteError(unreachable(self.address, exc)) from None
+        if response.status_code not in (200, 201):
+            raise RemoteError(_error_text(response))
+        try:
+            made = RematchCreated.model_validate_json(response.content)
+        except ValidationError:
+            raise RemoteError("the server's answer cannot be read") from None
+        self.rematch = RematchOffer(made.id, made.seat, made.token)
+        return self.rematch
+
+    async def react(self, reaction: ReactionId) -> None:
+        """Send a quick reaction to the table (a seat's only)."""
+        ws = self._ws
+        if self.spectator:
+            raise ActionRefused(refusal_words("spectator", "spectators cannot play"), "spectator")
+        if ws is None or not self.connected:
+            raise ActionRefused(OFFLINE, "offline")
+        try:
+            await ws.send(React(type="react", reaction=reaction).model_dump_json())
+        except ConnectionClosed:
+            raise ActionRefused(OFFLINE, "offline") from None
+
+    def _take(self, message: StateMessage) -> None:
         """Keep what a message says about the game: state, status, seats, clock, seq."""
-        if isinstance(message.get("state"), dict):
-            self.view = message["state"]
-        if isinstance(message.get("seats"), list):
-            self.seats = message["seats"]
-        if "clock" in message:
-            clock = message["clock"]
-            self.clock = clock if isinstance(clock, dict) else None
-        if isinstance(message.get("fair_dice"), dict):
-            self.fair_dice = message["fair_dice"]
-        status = message.get("status")
-        if status in ("open", "running", "finished"):
-            self.status = status
-        seq = message.get("seq")
-        if isinstance(seq, int) and seq >= self.seq:
-            self.seq = seq
+        self.state = message.state
+        self.view = message.state.to_data()
+        self.seats = list(message.seats)
+        self.clock = message.clock.to_data() if message.clock is not None else None
+        if message.fair_dice is not None:
+            self.fair_dice = message.fair_dice.to_data()
+        self.status = message.status
+        if not isinstance(message, SeatsMessage) and message.seq >= self.seq:
+            self.seq = message.seq
+        if self.live_held is not None and self.live_held[0] != self.seq:
+            self.live_held = None  # held before a move: the view says what is held since
+
+    async def _sync(self, ws: ClientConnection, last_seq: int) -> None:
+        await ws.send(Sync(type="sync", last_seq=last_seq).model_dump_json())
 
     def _check_dice(self) -> None:
         """Once the game is over (its seed revealed), check its dice here, not trusting the
@@ -320,51 +476,38 @@ class RemoteSession(Session):
         self.dice_check = await asyncio.to_thread(verify_record, record)
         self.emit(Update("view"))
 
-    async def _handle(self, ws: ClientConnection, message: dict[str, Any]) -> None:
+    async def _handle(self, ws: ClientConnection, message: Incoming) -> None:
         await self._dispatch(ws, message)
         self._check_dice()
 
-    async def _dispatch(self, ws: ClientConnection, message: dict[str, Any]) -> None:
-        kind = message.get("type")
-        if kind == "welcome":
+    async def _dispatch(self, ws: ClientConnection, message: Incoming) -> None:
+        if isinstance(message, WelcomeMessage):
             again = self.connections > 0
             last_seq = self.seq
             self.connections += 1
             self.connected = True
-            seat = message.get("seat")
-            self.seat = seat if isinstance(seat, int) else None
+            self.seat = message.seat
             if again:
                 # Ask for what happened while we were away; the welcome's state is already new.
-                await ws.send(json.dumps({"type": "sync", "last_seq": last_seq}))
+                await self._sync(ws, last_seq)
             self._take(message)
             self.emit(Update("view"))
             if again:
                 self.emit(Update("notice", "Connected again."))
-        elif kind == "event":
+        elif isinstance(message, EventMessage):
             self._take(message)
-            seat = message.get("seat")
-            action = message.get("action")
-            if isinstance(seat, int) and isinstance(action, str):
-                self.last_action = (seat, action)
-                self.emit(Update("view", seat=seat, action=action))
-            else:
-                self.emit(Update("view"))
-        elif kind == "sync":
-            events = message.get("events")
-            if isinstance(events, list):
-                self.missed = [event for event in events if isinstance(event, dict)]
-                if self.missed:
-                    last = self.missed[-1]
-                    if isinstance(last.get("seat"), int) and isinstance(last.get("action"), str):
-                        self.last_action = (last["seat"], last["action"])
+            self.last_action = (message.seat, message.action)
+            self.emit(Update("view", seat=message.seat, action=message.action))
+        elif isinstance(message, SyncMessage):
+            self.missed = list(message.events)
+            if self.missed:
+                self.last_action = (self.missed[-1].seat, self.missed[-1].action)
             self._take(message)
             self.emit(Update("view"))
-        elif kind == "seats":
+        elif isinstance(message, SeatsMessage):
             self._take(message)
             self.emit(Update("view"))
-        elif kind == "resync":
-            await ws.send(json.dumps({"type": "sync", "last_seq": self.seq}))
-        elif kind == "error":
-            code = str(message.get("code", ""))
-            text = ERROR_WORDS.get(code) or str(message.get("message", code))
-            self.emit(Update("error", text))
+        elif isinstance(message, ResyncMessage):
+            await self._sync(ws, self.seq)
+        elif isinstance(message, ErrorMessage):
+            self.emit(Update("error", refusal_words(message.code, message.message)))

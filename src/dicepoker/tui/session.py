@@ -6,27 +6,30 @@ intents as action text (`roll`, `hold 0 1`, `score pair`, ...). The user interfa
 the view and sends only action text, so local and remote play look and behave the same and the
 terminal never re-implements a rule.
 
-- `LocalSession` plays through the engine here: a `Game` keeps the record, bots move by
-  themselves after a short delay (0 in tests).
+- `LocalSession` plays here, on the same game master as the web app (`dicepoker.master`'s
+  `LocalMaster`, in memory): a `Game` keeps the record, and the master's bot driver moves the
+  bots after a short delay (0 in tests), exactly as the server's does.
 - `RemoteSession` (in `dicepoker.tui.remote`) speaks the WebSocket protocol of the web app.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from dicepoker.bots import LEVELS, Bot, make_bot
 from dicepoker.dice import DiceSource, SecretDice
-from dicepoker.engine import GameState, IllegalActionError, NotationError, parse_action
+from dicepoker.engine import GameState
 from dicepoker.fair import VerifyResult
+from dicepoker.master import BotDriver, InThread, LiveGame, LocalMaster, Refusal
 from dicepoker.record import Game, replay
 from dicepoker.rules import Rules
 from dicepoker.view import game_view
+
+if TYPE_CHECKING:
+    from dicepoker.tui.rejoin import Rejoin
 
 SeatKind = Literal["human", "bot"]
 Status = Literal["connecting", "open", "running", "finished", "reconnecting", "closed"]
@@ -88,15 +91,23 @@ def parse_seats(text: str) -> list[SeatChoice]:
     return seats
 
 
-def seat_names(seats: Sequence[SeatChoice], person: Callable[[int], str]) -> list[str]:
-    """The players' names: given names, `person(n)` for unnamed people, the level for bots
-    (numbered when two seats would otherwise share a name)."""
+def _bot_name(level: str, number: int) -> str:
+    return f"{level.capitalize()} {number}"
+
+
+def seat_names(
+    seats: Sequence[SeatChoice],
+    person: Callable[[int], str],
+    bot: Callable[[str, int], str] = _bot_name,
+) -> list[str]:
+    """The players' names: given names, `person(n)` for unnamed people, `bot(level, n)` for
+    unnamed bots (numbered when two seats would otherwise share a name)."""
     names: list[str] = []
     for number, seat in enumerate(seats, start=1):
         if seat.name:
             names.append(seat.name)
         elif seat.kind == "bot":
-            names.append(f"{(seat.level or 'bot').capitalize()} {number}")
+            names.append(bot(seat.level or "greedy", number))
         else:
             names.append(person(number))
     for index, name in enumerate(names):
@@ -106,10 +117,21 @@ def seat_names(seats: Sequence[SeatChoice], person: Callable[[int], str]) -> lis
 
 
 @dataclass(frozen=True, slots=True)
-class Update:
-    """What a session tells the interface: the view changed, a notice, or an error."""
+class RematchOffer:
+    """The rematch of a finished server game: its id, and this seat's place and token there
+    (None for a spectator, who may watch it)."""
 
-    kind: Literal["view", "notice", "error"]
+    game: str
+    seat: int | None = None
+    token: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What a session tells the interface: the view changed, a notice, an error, a player's
+    quick reaction (`seat`, its id in `message`), or a rematch on offer (`Session.rematch`)."""
+
+    kind: Literal["view", "notice", "error", "reaction", "rematch"]
     message: str = ""
     seat: int | None = None
     action: str | None = None
@@ -133,6 +155,12 @@ class Session(ABC):
     fair_dice: dict[str, Any] | None = None
     #: The check of a finished server game's dice against its commitment, made here.
     dice_check: VerifyResult | None = None
+    #: How to come back to this seat of a server game (its command, and the file keeping it).
+    rejoin: Rejoin | None = None
+    #: The dice the player to move holds now, as a server game said last: (seq, seat, dice).
+    live_held: tuple[int, int, frozenset[int]] | None = None
+    #: The rematch of a finished server game, once there is one.
+    rematch: RematchOffer | None = None
 
     def __init__(self) -> None:
         self.view: dict[str, Any] | None = None
@@ -205,7 +233,7 @@ class Session(ABC):
 
 
 class LocalSession(Session):
-    """A game played here: engine, record and bots, hot seat for every human seat."""
+    """A game played here: hot seat for every human seat, bots driven by the master's driver."""
 
     local = True
 
@@ -234,8 +262,19 @@ class LocalSession(Session):
             choice.level if choice.kind == "bot" else None for choice in self.seats
         ]
         self.dirty = False
-        self._task: asyncio.Task[None] | None = None
-        self._closed = False
+        self.master = LocalMaster()
+        BotDriver(self.master, InThread(), delay=bot_delay, on_refused=self._bot_refused)
+        self.master.watch(_Follow(self))
+        players = game.state.players
+        self.live: LiveGame = self.master.host(
+            game,
+            [
+                {"kind": choice.kind, "name": players[seat], "level": choice.level}
+                for seat, choice in enumerate(self.seats)
+            ],
+            self.bots,
+        )
+        self._seen = self.live.seq
         self._refresh()
 
     # --- building ---------------------------------------------------------------------------
@@ -248,15 +287,16 @@ class LocalSession(Session):
         *,
         dice: DiceSource | None = None,
         person: Callable[[int], str] = lambda n: f"Player {n}",
+        bot: Callable[[str, int], str] = _bot_name,
         bot_delay: float = 0.6,
         bot_seed: int | None = None,
     ) -> LocalSession:
         if not rules.min_players <= len(seats) <= rules.max_players:
             raise SeatError(
-                f"{rules.preset} is played by {rules.min_players} to {rules.max_players} players,"
+                f"{rules.variant} is played by {rules.min_players} to {rules.max_players} players,"
                 f" not {len(seats)}"
             )
-        names = seat_names(seats, person)
+        names = seat_names(seats, person, bot)
         game = Game(rules, names, dice or SecretDice())
         return cls(game, seats, bot_delay=bot_delay, bot_seed=bot_seed)
 
@@ -301,7 +341,7 @@ class LocalSession(Session):
     async def start(self) -> None:
         self._refresh()
         self.emit(Update("view"))
-        self._kick()
+        self.master.look(self.live)  # a bot to move first starts at once
 
     async def act(self, action: str) -> None:
         state = self.game.state
@@ -309,8 +349,10 @@ class LocalSession(Session):
             raise ActionRefused("The game is over.", "game_over")
         if state.seat in self.bots:
             raise ActionRefused("It is not your turn.", "not_your_turn")
-        self._play(action)
-        self._kick()
+        try:
+            await self.master.act(self.live, state.seat, action, self.live.seq)
+        except Refusal as exc:
+            raise ActionRefused(exc.message, exc.code) from None
 
     async def record(self) -> dict[str, Any]:
         return self.game.to_record()
@@ -319,66 +361,61 @@ class LocalSession(Session):
         self.dirty = False
 
     async def close(self) -> None:
-        self._closed = True
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self.master.close()
 
     # --- inside ---------------------------------------------------------------------------
 
     def _refresh(self) -> None:
-        self.view = game_view(self.game.state)
+        self.view = game_view(self.game.state).to_data()
         self.status = "finished" if self.game.state.finished else "running"
 
-    def _play(self, text: str) -> None:
-        seat = self.game.state.seat
-        try:
-            action = parse_action(text)
-            self.game.play(action)
-        except NotationError as exc:
-            raise ActionRefused(str(exc), "bad_message") from None
-        except IllegalActionError as exc:
-            raise ActionRefused(exc.reason, "bad_move") from None
-        self.dirty = True
-        self.last_action = (seat, str(action))
-        self._refresh()
-        self.emit(Update("view", seat=seat, action=str(action)))
-
-    def _kick(self) -> None:
-        """Let the bots play while it is their turn (one task at a time)."""
-        if self._closed or (self._task is not None and not self._task.done()):
+    def _moved(self, live: LiveGame) -> None:
+        """The master applied an event (a person's here, or a bot's): show it."""
+        last = live.last
+        if last is None or live.seq == self._seen:
             return
-        state = self.game.state
-        if not state.finished and state.seat in self.bots:
-            self._task = asyncio.create_task(self._run_bots())
+        self._seen = live.seq
+        self.dirty = True
+        self.last_action = (last.seat, last.action)
+        self._refresh()
+        self.emit(Update("view", seat=last.seat, action=last.action))
 
-    async def _run_bots(self) -> None:
-        while not self._closed:
-            state = self.game.state
-            bot = self.bots.get(state.seat)
-            if state.finished or bot is None:
-                return
-            await asyncio.sleep(self.bot_delay)
-            action = await asyncio.to_thread(bot.choose, state)
-            if self._closed or self.game.state is not state:
-                return
-            try:
-                self._play(str(action))
-            except ActionRefused as exc:  # a bot bug must not freeze the game silently
-                self.emit(Update("error", f"{state.players[state.seat]}: {exc.message}"))
-                return
+    def _bot_refused(self, live: LiveGame, seat: int, refusal: Refusal) -> None:
+        """A bot's intent was refused (a bot bug must not freeze the game silently)."""
+        self.emit(Update("error", f"{live.game.state.players[seat]}: {refusal.message}"))
+
+
+class _Follow:
+    """The session as a watcher of its master: every event applied is shown."""
+
+    def __init__(self, session: LocalSession) -> None:
+        self.session = session
+
+    def look(self, live: LiveGame) -> None:
+        self.session._moved(live)
+
+    async def close(self) -> None:
+        return None
 
 
 def seats_of_record(record: Mapping[str, Any], players: Sequence[str]) -> list[SeatChoice]:
-    """The seats of a saved game: bots where its `bots` key names a known level, else people."""
+    """The seats of a saved game: bots where its `bots` key names a level, else people.
+
+    `SeatError` for a `bots` key that names a level no bot has (or is not a list of levels):
+    playing a bot's seat as a person's, or the other way round, would be a different game."""
     bots = record.get("bots")
     levels: list[str | None] = [None] * len(players)
-    if isinstance(bots, list):
-        for seat, level in enumerate(bots[: len(players)]):
-            if isinstance(level, str) and level in LEVELS:
-                levels[seat] = level
+    if bots is not None and not isinstance(bots, list):
+        raise SeatError(f"'bots' is a list of bot levels (or null for a person), not {bots!r}")
+    for seat, level in enumerate((bots or [])[: len(players)]):
+        if level is None:
+            continue
+        if not isinstance(level, str) or level not in LEVELS:
+            raise SeatError(
+                f"seat {seat + 1} ({players[seat]}) is a bot of an unknown level {level!r}"
+                f" (levels: {', '.join(LEVELS)}; --seats chooses others)"
+            )
+        levels[seat] = level
     return [
         SeatChoice("bot", name, level) if level else SeatChoice("human", name)
         for name, level in zip(players, levels, strict=True)

@@ -5,7 +5,8 @@ of Textual `Content`: no rule is computed here. Marks: `✕` a closed School cel
 note written there (`~7~`, struck through, once a newer note exists), `0` a zero, `—` a struck
 cell, `×2` a doubled score, `★ n` an earned star, `~★~` (struck through) one out of reach. The
 cells that may be filled now show in brackets what they would score (`[12 ×2]`, `[✕+4]`, `[—]`,
-`[0]`), and are clickable. The tildes keep struck marks legible where a terminal cannot draw
+`[0]`), and are clickable (`@click=play_cell(row, choice)`, an action of the widget that draws
+the sheet). The tildes keep struck marks legible where a terminal cannot draw
 struck-through text.
 """
 
@@ -64,8 +65,8 @@ COMPACT_LABEL = 10
 def _labels(view: Mapping[str, Any], words: Words, width: int | None = None) -> list[str]:
     rules = view["rules"]
     if width is None:
-        return [words.row(rules["preset"], row["id"]) for row in rules["rows"]]
-    return [words.short_row(rules["preset"], row["id"], width) for row in rules["rows"]]
+        return [words.row(rules["variant"], row["id"]) for row in rules["rows"]]
+    return [words.short_row(rules["variant"], row["id"], width) for row in rules["rows"]]
 
 
 def choose_layout(
@@ -75,7 +76,7 @@ def choose_layout(
     cells, labels in their short forms of at most 10 characters). With `squeeze`, labels are cut
     further (never under 8) to fit; without it the compact layout may be wider than `width`."""
     rules = view["rules"]
-    columns = int(rules.get("columns", 1))
+    columns = int(rules["columns"])
     stars = bool(rules.get("stars"))
     longest = max((cell_len(label) for label in _labels(view, words)), default=8)
     normal = SheetLayout(min(longest, 16), 8, 6 if stars else 0, columns)
@@ -247,10 +248,12 @@ def sheet_lines(
     mine: bool = False,
     click: bool = True,
     room: int | None = None,
+    summary: bool = True,
 ) -> list[Content]:
     """One player's sheet, full size: a title, the column heads, every row with its star, the
-    sections' subtotals and bonuses, the column stars and the summary. The grid is
-    `layout.width` wide; the lines of words may use up to `room` cells (at least that width)."""
+    sections' subtotals and bonuses, the column stars and (with `summary`) the summary. The grid
+    is `layout.width` wide; the lines of words may use up to `room` cells (at least that width).
+    """
     rules = view["rules"]
     sheet, tiebreak = sheet_of(view, seat)
     columns = layout.columns
@@ -307,7 +310,7 @@ def sheet_lines(
                 option = options[choice]
                 style = SELECTED if selected else LEGAL
                 if click:
-                    style += f" @click=app.play_cell('{row_id}',{choice})"
+                    style += f" @click=play_cell('{row_id}',{choice})"
                 text = Content.styled(f"[{option_content(option, row, layout)}]", style)
             else:
                 text = cell_content(cell, layout)
@@ -333,8 +336,24 @@ def sheet_lines(
         if sheet.get("jokers"):
             text += Content.styled(" · " + words("Jokers: {n}", n=sheet["jokers"]), MUTED)
         lines.append(_fit(text, width))
-    lines.extend(summary_lines(sheet, view, words, width))
+    if summary:
+        lines.extend(summary_lines(sheet, view, words, width))
     return lines
+
+
+def row_line(view: Mapping[str, Any], seat: int, row_id: str) -> int | None:
+    """The index of `row_id`'s line among `sheet_lines` of `seat` (to keep it in sight)."""
+    sheet, _ = sheet_of(view, seat)
+    rows = sheet["rows"]
+    line = 2  # the title and the column heads
+    for index, row in enumerate(rows):
+        if row["id"] == row_id:
+            return line
+        line += 1
+        following = rows[index + 1]["section"] if index + 1 < len(rows) else None
+        if row["section"] == "upper" and following != "upper" and sheet.get("upper"):
+            line += 1
+    return None
 
 
 def _upper_line(sheet: Mapping[str, Any], words: Words, width: int) -> Content:
@@ -401,12 +420,14 @@ def mini_sheet_lines(
 def dice_line(
     view: Mapping[str, Any], held: set[int] | frozenset[int], *, click: bool = True, slot: int = 4
 ) -> Content:
-    """The dice in play: `[5]` held, ` 5 ` free, `·` before the first roll; each clickable."""
+    """The dice in play: `[5]` held, ` 5 ` free, `·` before the first roll; each clickable
+    (`@click=toggle_die(n)`, an action of the widget that draws them). As many dice as the
+    rules throw, each written with its face's label (`9`, `10`, `J`… in poker dice)."""
     rules = view["rules"]
     turn = view.get("turn") or {}
-    labels = rules.get("face_labels") or [str(face) for face in range(1, 7)]
+    labels = rules["face_labels"]
     dice = turn.get("dice") or []
-    count = int(rules.get("dice", 5))
+    count = int(rules["dice"])
     parts = Content("")
     for position in range(count):
         if position < len(dice):
@@ -417,7 +438,7 @@ def dice_line(
         else:
             text, style = " · ", MUTED
         if click and position < len(dice):
-            style += f" @click=app.toggle_die({position})"
+            style += f" @click=toggle_die({position})"
         parts += Content.styled(text.center(slot), style)
         if slot > 3:
             parts += Content(" ")
@@ -425,6 +446,6 @@ def dice_line(
 
 
 def keys_line(count: int, slot: int = 4) -> Content:
-    """The key under each die: 1 2 3 4 5."""
+    """The key under each of `count` dice: 1 2 3 4 5."""
     gap = " " if slot > 3 else ""
     return Content.styled(gap.join(str(n + 1).center(slot) for n in range(count)), MUTED)

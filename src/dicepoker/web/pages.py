@@ -7,6 +7,7 @@ plain ES module from `/static/js/` that talks to the REST API and the WebSocket 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -17,16 +18,18 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markdown_it import MarkdownIt
 
-from dicepoker.web import i18n
+from dicepoker import i18n
+from dicepoker.rules import DEFAULT_VARIANT, variant_names
 
 HERE: Final = Path(__file__).resolve().parent
 STATIC_DIR: Final = HERE / "static"
 TEMPLATES_DIR: Final = HERE / "templates"
 RULES_DIR: Final = HERE / "rules"
-PRESETS: Final = ("school", "yahtzee", "yahtzee15", "poker-dice")
 COOKIE_MAX_AGE: Final = 365 * 24 * 3600
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: A rules table cell that is only a throw of dice ("3 3 3 5 5", "10 J Q K A"): kept on one line.
+_DICE_CELL = re.compile(r"<td>((?:[1-9JQKA]|10)(?: (?:[1-9JQKA]|10))+)</td>")
 
 router = APIRouter()
 
@@ -39,13 +42,23 @@ templates = Environment(
 
 
 def _static_version() -> str:
-    """A cache-busting token for the static files and catalogs: their newest modification."""
-    files = [*STATIC_DIR.rglob("*"), *i18n.LOCALES_DIR.rglob("*.po")]
-    times = [path.stat().st_mtime for path in files if path.is_file()]
-    return str(int(max(times, default=0)))
+    """The version of the static files and catalogs: a hash of their names and contents, so
+    that a URL that carries it always answers the same bytes (and may be kept for ever)."""
+    files = sorted(
+        path
+        for path in [*STATIC_DIR.rglob("*"), *i18n.LOCALES_DIR.rglob(f"{i18n.MESSAGES}.po")]
+        if path.is_file()
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 STATIC_VERSION: Final = _static_version()
+#: Where the pages load their static files from: a versioned path (server/caching.py), so that
+#: the page scripts' relative imports carry the version too.
+STATIC_PREFIX: Final = f"/static/v/{STATIC_VERSION}"
 
 
 def _lang(request: Request) -> str:
@@ -56,7 +69,11 @@ def _lang(request: Request) -> str:
     )
 
 
-def _render(request: Request, name: str, title: str, **context: Any) -> HTMLResponse:
+def _render(
+    request: Request, name: str, title: str, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    """A page in the visitor's language; every template knows the variants (in the registry's
+    order) and the one offered first, so none writes a variant's name."""
     lang = _lang(request)
 
     def translate(msgid: str, **values: Any) -> str:
@@ -71,9 +88,12 @@ def _render(request: Request, name: str, title: str, **context: Any) -> HTMLResp
         title=translate(title),
         _=translate,
         version=STATIC_VERSION,
+        static=STATIC_PREFIX,
+        variants=variant_names(),
+        default_variant=DEFAULT_VARIANT,
         **context,
     )
-    response = HTMLResponse(page)
+    response = HTMLResponse(page, status_code=status_code)
     response.headers["Content-Language"] = i18n.HTML_LANG[lang]
     response.headers["Vary"] = "Accept-Language, Cookie"
     response.headers["Cache-Control"] = "no-cache"
@@ -93,13 +113,13 @@ def _check_id(value: str) -> str:
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
 def lobby(request: Request) -> HTMLResponse:
     """Create a game, join or watch one, import a record."""
-    return _render(request, "lobby.html", "Dice poker", page="lobby", presets=PRESETS)
+    return _render(request, "lobby.html", "site.name", page="lobby")
 
 
 @router.get("/g/{game_id}", response_class=HTMLResponse, include_in_schema=False)
 def table(request: Request, game_id: str) -> HTMLResponse:
     """The table of one game: players, spectators and the end screen."""
-    return _render(request, "table.html", "Dice poker", page="table", game_id=_check_id(game_id))
+    return _render(request, "table.html", "site.name", page="table", game_id=_check_id(game_id))
 
 
 @router.get("/replay/{kind}/{item_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -120,16 +140,17 @@ def replay(request: Request, kind: str, item_id: str) -> HTMLResponse:
 
 
 @lru_cache(maxsize=32)
-def _rules_html(lang: str, preset: str) -> str:
-    path = RULES_DIR / lang / f"{preset}.md"
+def _rules_html(lang: str, variant: str) -> str:
+    path = RULES_DIR / lang / f"{variant}.md"
     if not path.is_file():
-        path = RULES_DIR / i18n.DEFAULT_LANG / f"{preset}.md"
+        path = RULES_DIR / i18n.DEFAULT_LANG / f"{variant}.md"
     markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     markdown.enable("table").enable("strikethrough")
     html: str = markdown.render(path.read_text(encoding="utf-8"))
     # Links between the rules pages point at the other pages of this site.
-    for other in PRESETS:
+    for other in variant_names():
         html = html.replace(f'href="{other}.md"', f'href="/rules/{other}"')
+    html = _DICE_CELL.sub(r'<td class="dice-cell">\1</td>', html)
     return html.replace("<table>", '<div class="table-wrap"><table>').replace(
         "</table>", "</table></div>"
     )
@@ -137,32 +158,40 @@ def _rules_html(lang: str, preset: str) -> str:
 
 @router.get("/rules", include_in_schema=False)
 def rules_index() -> RedirectResponse:
-    return RedirectResponse("/rules/school", status_code=307)
+    return RedirectResponse(f"/rules/{DEFAULT_VARIANT}", status_code=307)
 
 
-@router.get("/rules/{preset}", response_class=HTMLResponse, include_in_schema=False)
-def rules(request: Request, preset: str) -> HTMLResponse:
-    """The rules of a preset in the page's language (docs/rules/{lang}/{preset}.md)."""
-    if preset not in PRESETS:
-        raise HTTPException(status_code=404, detail="unknown preset")
+@router.get("/rules/{variant}", response_class=HTMLResponse, include_in_schema=False)
+def rules(request: Request, variant: str) -> HTMLResponse:
+    """The rules of a variant in the page's language (docs/rules/{lang}/{variant}.md)."""
+    if variant not in variant_names():
+        raise HTTPException(status_code=404, detail="unknown variant")
     lang = _lang(request)
     return _render(
         request,
         "rules.html",
         "Rules",
         page="rules",
-        preset=preset,
-        presets=PRESETS,
-        content=_rules_html(lang, preset),
+        variant=variant,
+        content=_rules_html(lang, variant),
     )
 
 
+def not_found_page(request: Request) -> HTMLResponse:
+    """The answer to an unknown page: a page of the site, in the visitor's language, that says
+    so and leads back to the lobby (the API answers its JSON error instead)."""
+    return _render(request, "not_found.html", "Page not found", status_code=404, page="notfound")
+
+
 @router.get("/i18n/{lang}.json", include_in_schema=False)
-def catalog(lang: str) -> Response:
-    """The catalog of a language for the page script."""
+def catalog(request: Request, lang: str) -> Response:
+    """The catalog of a language for the page script: kept for ever when asked with this
+    server's version (the pages do), briefly otherwise."""
     if lang not in i18n.LANGS:
         raise HTTPException(status_code=404, detail="unknown language")
+    versioned = request.query_params.get("v") == STATIC_VERSION
+    cache = "public, max-age=31536000, immutable" if versioned else "public, max-age=300"
     return JSONResponse(
         i18n.catalog_json(lang),
-        headers={"Cache-Control": "public, max-age=300", "Content-Language": i18n.HTML_LANG[lang]},
+        headers={"Cache-Control": cache, "Content-Language": i18n.HTML_LANG[lang]},
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from alembic import context
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -12,6 +13,11 @@ from dicepoker.server.models import Base
 
 config = context.config
 target_metadata = Base.metadata
+
+#: The key of the PostgreSQL advisory lock that migrations hold: the server processes of
+#: `dicepoker serve --workers N` all migrate as they start, and on a new database two of them
+#: creating the same tables at once would fail one of them (and uvicorn then stops them all).
+MIGRATION_LOCK = 0x646963_65706B  # "dicepk"
 
 
 def run_migrations_offline() -> None:
@@ -23,6 +29,10 @@ def run_migrations_offline() -> None:
 def _run(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=target_metadata)
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # Held to the end of the transaction; Alembic reads the schema's version after it
+            # is taken, so a process that waited finds the migrations done and does nothing.
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         context.run_migrations()
 
 

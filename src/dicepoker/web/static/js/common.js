@@ -3,6 +3,7 @@
 
 export const LANG = document.documentElement.dataset.lang || "en";
 const LANGS = ["en", "es", "pt"];
+/** @type {Record<string, string>} */
 let catalog = {};
 
 /** Load the catalog of the page's language (the one the templates use). */
@@ -18,9 +19,18 @@ export async function loadCatalog() {
   return catalog;
 }
 
-/** The translation of `msgid`, with `{name}` placeholders filled from `values`. */
+/** @param {string} key */
+function known(key) {
+  return Object.prototype.hasOwnProperty.call(catalog, key);
+}
+
+/**
+ * The translation of `msgid`, with `{name}` placeholders filled from `values`.
+ * @param {string} msgid
+ * @param {Record<string, string | number>} [values]
+ */
 export function t(msgid, values) {
-  let text = Object.prototype.hasOwnProperty.call(catalog, msgid) ? catalog[msgid] : msgid;
+  let text = known(msgid) ? catalog[msgid] : msgid;
   if (values) {
     text = text.replace(/\{(\w+)\}/g, (match, key) =>
       Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : match,
@@ -29,45 +39,96 @@ export function t(msgid, values) {
   return text;
 }
 
-/** A key of the catalog if present, else `fallback`. */
+const pluralRules = new Intl.PluralRules(LANG === "pt" ? "pt-BR" : LANG);
+
+/**
+ * The form of a plural message (`msgid` its singular id, `msgid_plural` in the catalog) for the
+ * count `n`, with `{n}` and the other placeholders filled: the catalog has each form under
+ * `{msgid}|{category}`, the CLDR category that `Intl.PluralRules` picks.
+ * @param {string} msgid
+ * @param {number} n
+ * @param {Record<string, string | number>} [values]
+ */
+export function tn(msgid, n, values) {
+  const key = `${msgid}|${pluralRules.select(n)}`;
+  const form = known(key) ? key : `${msgid}|other`;
+  return t(known(form) ? catalog[form] : msgid, { n: num(n), ...values });
+}
+
+/**
+ * The name to show for a player: a bot left with its default name, its level and seat in English
+ * ("Greedy 2", as the server names it), is named in the page's language ("Codicioso 2").
+ * @param {string} name
+ */
+export function shownName(name) {
+  const match = /^([A-Z][a-z]+) (\d+)$/.exec(String(name || ""));
+  const level = match ? `level.${match[1].toLowerCase()}` : "";
+  if (!match || !known(level)) return name;
+  return t("{level} {n}", { level: catalog[level], n: match[2] });
+}
+
+/**
+ * A key of the catalog if present, else `fallback`.
+ * @param {string} key
+ * @param {string} fallback
+ */
 export function tk(key, fallback) {
-  return Object.prototype.hasOwnProperty.call(catalog, key) ? catalog[key] : fallback;
+  return known(key) ? catalog[key] : fallback;
 }
 
-/** The label of a row of a preset, e.g. Póker / Quadra / Four of a kind. */
-export function rowLabel(preset, rowId) {
-  return tk(`row.${preset}.${rowId}`, rowId.replace(/_/g, " "));
+/**
+ * The label of a row of a variant, e.g. Póker / Quadra / Four of a kind.
+ * @param {string} variant
+ * @param {string} rowId
+ */
+export function rowLabel(variant, rowId) {
+  return tk(`row.${variant}.${rowId}`, rowId.replace(/_/g, " "));
 }
 
-export function presetName(preset) {
-  return tk(`preset.${preset}`, preset);
+/** @param {string} variant */
+export function variantName(variant) {
+  return tk(`variant.${variant}`, variant);
 }
 
+/** @param {string | null | undefined} level */
 export function levelName(level) {
   return level ? tk(`level.${level}`, level) : "";
 }
 
 const numberFormat = new Intl.NumberFormat(LANG === "pt" ? "pt-BR" : LANG);
+/** @param {number} value */
 export function num(value) {
   return numberFormat.format(value);
 }
 
+/** @type {Map<number, Intl.NumberFormat>} */
 const decimalFormats = new Map();
-/** A number with `digits` decimals in the page's language: 247.1, 247,1. */
+/**
+ * A number with `digits` decimals in the page's language: 247.1, 247,1.
+ * @param {number} value
+ */
 export function dec(value, digits = 1) {
-  if (!decimalFormats.has(digits)) {
-    decimalFormats.set(digits, new Intl.NumberFormat(LANG === "pt" ? "pt-BR" : LANG, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  let format = decimalFormats.get(digits);
+  if (!format) {
+    format = new Intl.NumberFormat(LANG === "pt" ? "pt-BR" : LANG, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    decimalFormats.set(digits, format);
   }
-  return decimalFormats.get(digits).format(value);
+  return format.format(value);
 }
 
-/** A loss or a difference below the best, with a real minus sign: −3.2 (0.0 when none). */
+/**
+ * A loss or a difference below the best, with a real minus sign: −3.2 (0.0 when none).
+ * @param {number} value
+ */
 export function minus(value, digits = 1) {
   const text = dec(Math.abs(value), digits);
   return Number(text.replace(/[^0-9]/g, "")) === 0 ? text : `−${text}`;
 }
 
-/** A signed number with a real minus sign: +4, −200. */
+/**
+ * A signed number with a real minus sign: +4, −200.
+ * @param {number} value
+ */
 export function signed(value) {
   if (value > 0) return `+${num(value)}`;
   if (value < 0) return `−${num(-value)}`;
@@ -75,13 +136,24 @@ export function signed(value) {
 }
 
 const ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII"];
+/** @param {number} index */
 export function roman(index) {
   return ROMAN[index] || String(index + 1);
+}
+
+/** The positions 0..count-1 (the dice of a throw, the columns of a sheet). */
+export function range(/** @type {number} */ count) {
+  return Array.from({ length: Math.max(0, count) }, (_, index) => index);
 }
 
 /**
  * Build an element: h("button", {class: "x", onclick: fn, "aria-label": "…"}, "text", child).
  * Strings become text nodes; attributes with null/false values are left out.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown> | null} [attrs]
+ * @param {Child[]} children
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attrs, ...children) {
   const element = document.createElement(tag);
@@ -89,13 +161,13 @@ export function h(tag, attrs, ...children) {
     for (const [key, value] of Object.entries(attrs)) {
       if (value === null || value === undefined || value === false) continue;
       if (key.startsWith("on") && typeof value === "function") {
-        element.addEventListener(key.slice(2), value);
+        element.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
       } else if (key === "class") {
-        element.className = value;
+        element.className = String(value);
       } else if (key === "dataset") {
         Object.assign(element.dataset, value);
       } else if (key === "text") {
-        element.textContent = value;
+        element.textContent = String(value);
       } else if (value === true) {
         element.setAttribute(key, "");
       } else {
@@ -107,6 +179,10 @@ export function h(tag, attrs, ...children) {
   return element;
 }
 
+/**
+ * @param {Element} element
+ * @param {Child[]} children
+ */
 function append(element, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -116,27 +192,54 @@ function append(element, children) {
   }
 }
 
+/**
+ * @template {Element} E
+ * @param {E} element
+ * @returns {E}
+ */
 export function clear(element) {
   while (element.firstChild) element.removeChild(element.firstChild);
   return element;
 }
 
-export const $ = (selector, root = document) => root.querySelector(selector);
+/**
+ * The element of the page that `selector` finds. It must be there and be a `type` (an
+ * HTMLElement unless told): a template that lacks what its script needs fails at once, by name.
+ * @template {Element} [T=HTMLElement]
+ * @param {string} selector
+ * @param {{ new (): T, prototype: T }} [type]
+ * @returns {T}
+ */
+export function $(selector, type) {
+  const element = document.querySelector(selector);
+  const wanted = type || HTMLElement;
+  if (!(element instanceof wanted)) throw new Error(`the page has no ${wanted.name} ${selector}`);
+  return /** @type {T} */ (element);
+}
 
-/** Call the REST API: {ok, status, data}; errors carry data.error = {code, message}. */
+/**
+ * Call the REST API: {ok, status, data}; errors carry data.error = {code, message}.
+ * @param {string} method
+ * @param {string} url
+ * @param {unknown} [body]
+ * @returns {Promise<ApiResult<any>>}
+ */
 export async function api(method, url, body) {
-  const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json" };
+  /** @type {RequestInit} */
+  const init = { method, credentials: "same-origin", headers };
   if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
+    headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : JSON.stringify(body);
   }
   let response;
   try {
     response = await fetch(url, init);
   } catch {
-    return { ok: false, status: 0, data: { error: { code: "network", message: t("No connection to the server.") } } };
+    return { ok: false, status: 0, data: { error: { code: "network", message: t("error.network") } } };
   }
-  let data = null;
+  let data;
   try {
     data = await response.json();
   } catch {
@@ -145,35 +248,78 @@ export async function api(method, url, body) {
   return { ok: response.ok, status: response.status, data };
 }
 
-/** The text of an API error, translated where we know its code. */
+/**
+ * The catalog's words for the refusal `code` (its id `error.{code}`, one per code of the
+ * server, shared with the terminal client), with the server's `reason` where the text has a
+ * place for it; null for a code the catalog does not know.
+ * @param {string} code
+ * @param {string | null | undefined} reason
+ */
+function catalogRefusal(code, reason) {
+  const key = `error.${code}`;
+  return known(key) ? t(key, { reason: reason || "" }).trim() : null;
+}
+
+/**
+ * Why the engine refused, in the page's words: the catalog's `reason.{key}` with its parameters
+ * (a row id as the row's translated name); null for a reason the catalog does not know.
+ * @param {string | null | undefined} key
+ * @param {Record<string, string | number> | null | undefined} params
+ */
+function reasonWords(key, params) {
+  if (!key || !known(`reason.${key}`)) return null;
+  const values = { ...(params || {}) };
+  if (typeof values.row === "string") values.row = rowLabel(String(values.variant || ""), values.row);
+  return t(`reason.${key}`, values);
+}
+
+/**
+ * The `{reason}` of a refused record in the page's words: its turn and the engine's reason, or,
+ * in a page not in English, a plain sentence rather than the server's English.
+ * @param {{ message?: string, turn?: number, reason?: string, params?: Record<string, string | number> }} error
+ */
+function recordReason(error) {
+  const why = reasonWords(error.reason, error.params);
+  if (why && typeof error.turn === "number") return t("turn {turn}: {reason}", { turn: num(error.turn), reason: why });
+  if (why) return why;
+  return LANG === "en" ? error.message || "" : t("the file is not a game record that can be read");
+}
+
+/**
+ * The words of a refusal: why the engine refused, in the page's words, where it said it as data
+ * (`key` and `params`); else the catalog's words for the code, else the server's own message,
+ * else the code.
+ * @param {string} code
+ * @param {string | null | undefined} reason
+ * @param {string} [key]
+ * @param {Record<string, string | number>} [params]
+ */
+export function refusalText(code, reason, key, params) {
+  const why = reasonWords(key, params);
+  if (why) return `${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
+  return catalogRefusal(code, reason) || reason || code;
+}
+
+/**
+ * The text of an API error, translated where we know its code.
+ * @param {ApiResult<unknown>} result
+ */
 export function errorText(result) {
-  const error = result && result.data && result.data.error;
-  if (error && error.code && ERROR_TEXT[error.code]) {
-    const base = t(ERROR_TEXT[error.code]);
-    return error.message && error.code === "bad_record" ? `${base} ${error.message}` : base;
-  }
-  if (error && error.message) return error.message;
-  if (result && result.data && typeof result.data.detail === "string") return result.data.detail;
+  const data = /** @type {ApiErrorBody | null} */ (result && result.data);
+  const error = data && data.error;
+  const reason = error && error.code === "bad_record" ? recordReason(error) : error && error.message;
+  const text = (error && error.code && catalogRefusal(error.code, reason)) || (error && error.message);
+  if (text) return text;
+  if (data && typeof data.detail === "string") return data.detail;
   if (result && result.status === 404) return t("This game does not exist.");
   return t("Something went wrong. Please try again.");
 }
 
-export const ERROR_TEXT = {
-  bad_message: "The server did not understand that.",
-  too_large: "That was too large.",
-  spectator: "Spectators cannot play.",
-  waiting: "The game starts when every seat is taken.",
-  stale: "The game moved on: look again and retry.",
-  not_your_turn: "It is not your turn.",
-  bad_roll: "You cannot roll now.",
-  bad_move: "That cell cannot be filled with these dice.",
-  game_over: "The game is over.",
-  rate_limited: "Slow down a little.",
-  bad_record: "This record cannot be read:",
-  network: "No connection to the server.",
-};
-
-/** A short message at the bottom of the screen. */
+/**
+ * A short message at the bottom of the screen.
+ * @param {string} text
+ * @param {"info" | "ok" | "error"} [kind]
+ */
 export function toast(text, kind = "info", ms = 3200) {
   const box = document.getElementById("toasts");
   if (!box) return;
@@ -188,19 +334,29 @@ export function toast(text, kind = "info", ms = 3200) {
 
 // --- seat tokens, kept in localStorage by game id --------------------------------------------
 
+/** @param {string} gameId */
 const TOKEN_KEY = (gameId) => `dicepoker:tokens:${gameId}`;
 
-/** {seat: token} for the seats this browser holds in a game. */
+/**
+ * {seat: token} for the seats this browser holds in a game.
+ * @param {string} gameId
+ * @returns {Record<string, unknown>}
+ */
 export function loadTokens(gameId) {
   try {
     const raw = localStorage.getItem(TOKEN_KEY(gameId));
     const value = raw ? JSON.parse(raw) : {};
-    return value && typeof value === "object" ? value : {};
+    return value && typeof value === "object" && !Array.isArray(value) ? value : {};
   } catch {
     return {};
   }
 }
 
+/**
+ * @param {string} gameId
+ * @param {number} seat
+ * @param {string} token
+ */
 export function saveToken(gameId, seat, token) {
   const tokens = loadTokens(gameId);
   tokens[String(seat)] = token;
@@ -211,6 +367,10 @@ export function saveToken(gameId, seat, token) {
   }
 }
 
+/**
+ * @param {string} gameId
+ * @param {number} seat
+ */
 export function forgetToken(gameId, seat) {
   const tokens = loadTokens(gameId);
   delete tokens[String(seat)];
@@ -221,6 +381,7 @@ export function forgetToken(gameId, seat) {
   }
 }
 
+/** @param {string} name */
 export function rememberName(name) {
   try {
     if (name) localStorage.setItem("dicepoker:name", name);
@@ -245,8 +406,9 @@ function tidyLangSwitch() {
     history.replaceState(history.state, "", url.pathname + url.search + url.hash);
   }
   for (const link of document.querySelectorAll("[data-lang-choice]")) {
+    if (!(link instanceof HTMLElement)) continue;
     link.addEventListener("click", () => {
-      const lang = link.dataset.langChoice;
+      const lang = link.dataset.langChoice || "";
       if (LANGS.includes(lang)) {
         document.cookie = `lang=${lang}; path=/; max-age=31536000; samesite=lax`;
       }
@@ -254,8 +416,11 @@ function tidyLangSwitch() {
   }
 }
 
-/** "3 min ago"-style time, with the browser's relative time formatter. */
 const relative = new Intl.RelativeTimeFormat(LANG === "pt" ? "pt-BR" : LANG, { numeric: "auto" });
+/**
+ * "3 min ago"-style time, with the browser's relative time formatter.
+ * @param {string | undefined} iso
+ */
 export function ago(iso) {
   if (typeof iso !== "string") return "";
   // The server's times are UTC; SQLite hands them back without a zone.
@@ -270,6 +435,7 @@ export function ago(iso) {
   return relative.format(Math.round(seconds / 86400), "day");
 }
 
+/** @param {string} text */
 export async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);

@@ -1,6 +1,8 @@
-// Dice drawn with CSS: pips for 1..6, card faces (9 10 J Q K A) for poker dice.
-import { h, t } from "./common.js";
+// Dice drawn with CSS: pips for the faces 1..6 of number dice, the labels (9 10 J Q K A) of dice
+// whose faces are named otherwise. How many dice and which labels come from the rules.
+import { h, range, t } from "./common.js";
 
+/** @type {Record<number, number[]>} */
 const PIPS = {
   1: [5],
   2: [3, 7],
@@ -10,15 +12,33 @@ const PIPS = {
   6: [1, 3, 4, 6, 7, 9],
 };
 
-/** The label of face `value` (1..6): "5", or "K" for poker dice. */
+/**
+ * The label of face `value` (1..faces): "5", or "K" for poker dice.
+ * @param {number} value
+ * @param {string[] | null | undefined} faceLabels
+ */
 export function faceLabel(value, faceLabels) {
   if (!value) return "";
   return (faceLabels && faceLabels[value - 1]) || String(value);
 }
 
-/** Fill `element` (a .die) with the face `value` (0: no face yet). */
+/**
+ * Whether the faces are named by labels of their own rather than by their numbers.
+ * @param {string[] | null | undefined} faceLabels
+ */
+function labelled(faceLabels) {
+  return Array.isArray(faceLabels) && faceLabels.some((label, index) => label !== String(index + 1));
+}
+
+/**
+ * Fill `element` (a .die) with the face `value` (0: no face yet).
+ * @param {HTMLElement} element
+ * @param {number} value
+ * @param {string[] | null | undefined} faceLabels
+ */
 export function paintFace(element, value, faceLabels) {
-  const cards = Array.isArray(faceLabels) && faceLabels.length === 6 && faceLabels[0] !== "1";
+  const pips = PIPS[value];
+  const cards = labelled(faceLabels) || (Boolean(value) && !pips);
   element.dataset.face = String(value || 0);
   element.classList.toggle("blank", !value);
   element.classList.toggle("card", cards);
@@ -31,18 +51,28 @@ export function paintFace(element, value, faceLabels) {
     return;
   }
   for (let spot = 1; spot <= 9; spot += 1) {
-    face.appendChild(h("span", { class: PIPS[value].includes(spot) ? `pip on p${spot}` : `pip p${spot}` }));
+    face.appendChild(h("span", { class: pips.includes(spot) ? `pip on p${spot}` : `pip p${spot}` }));
   }
 }
 
-/** A small static die for labels (school rows, the lobby). */
+/**
+ * A small static die for labels (face rows, the lobby).
+ * @param {number} value
+ * @param {string[] | null | undefined} faceLabels
+ */
 export function miniDie(value, faceLabels, extraClass = "") {
   const element = h("span", { class: `die mini ${extraClass}`.trim(), "aria-hidden": "true" });
   paintFace(element, value, faceLabels);
   return element;
 }
 
-/** The accessible name of a die: "die 1: 5, held". */
+/**
+ * The accessible name of a die: "die 1: 5, held".
+ * @param {number} index
+ * @param {number} value
+ * @param {string[] | null | undefined} faceLabels
+ * @param {boolean} held
+ */
 export function dieName(index, value, faceLabels, held) {
   const name = value
     ? t("die {n}: {value}", { n: index + 1, value: faceLabel(value, faceLabels) })
@@ -50,33 +80,57 @@ export function dieName(index, value, faceLabels, held) {
   return held ? `${name}, ${t("held")}` : name;
 }
 
-/** The five dice of the tray, built once and repainted for each state. */
+/**
+ * What the tray shows: `count` dice (the rules' number), their `values` (or none yet), the
+ * positions `held`, whether they react to taps, and the positions that just rolled (animated,
+ * the new value showing all along).
+ * @typedef {object} TrayPaint
+ * @property {number} count
+ * @property {number[]} values
+ * @property {string[]} faceLabels
+ * @property {Set<number>} held
+ * @property {boolean} canHold
+ * @property {Set<number> | null} rolled
+ */
+
+/** The dice of the tray, built for the rules' number of dice and repainted for each state. */
 export class DiceTray {
+  /**
+   * @param {HTMLElement} root
+   * @param {((index: number) => void) | null} onToggle
+   */
   constructor(root, onToggle) {
     this.root = root;
     this.onToggle = onToggle;
+    /** @type {HTMLButtonElement[]} */
     this.dice = [];
-    for (let index = 0; index < 5; index += 1) {
+  }
+
+  /** Build the buttons of `count` dice (once, or again if the number changes). */
+  build(/** @type {number} */ count) {
+    if (this.dice.length === count) return;
+    for (const die of this.dice) die.remove();
+    this.dice = range(count).map((index) => {
       const die = h("button", {
         type: "button",
         class: "die",
-        dataset: { index: String(index) },
+        // The key that holds it, drawn by the CSS (.die::before): not text in its name.
+        dataset: { index: String(index), key: String(index + 1) },
         onclick: () => this.onToggle && this.onToggle(index),
       });
       die.appendChild(h("span", { class: "face", "aria-hidden": "true" }));
-      die.appendChild(h("span", { class: "die-key", "aria-hidden": "true" }, String(index + 1)));
-      this.dice.push(die);
-      root.appendChild(die);
-    }
+      this.root.appendChild(die);
+      return die;
+    });
   }
 
-  /**
-   * values: the five dice (or empty), held: Set of positions, canHold: dice react to taps,
-   * rolled: positions that just rolled (animated, the new value showing all along).
-   */
-  paint({ values, faceLabels, held, canHold, rolled }) {
+  /** @param {TrayPaint} paint */
+  paint({ count, values, faceLabels, held, canHold, rolled }) {
+    this.build(count);
+    /** @type {HTMLButtonElement[]} */
+    const tumbling = [];
     this.dice.forEach((die, index) => {
-      const value = values && values.length === 5 ? values[index] : 0;
+      const value = values && values.length === count ? values[index] : 0;
       paintFace(die, value, faceLabels);
       const isHeld = Boolean(value) && held.has(index);
       die.classList.toggle("held", isHeld);
@@ -91,10 +145,12 @@ export class DiceTray {
       }
       if (rolled && rolled.has(index) && value) {
         die.classList.remove("rolling");
-        void die.offsetWidth; // restart the animation
-        die.classList.add("rolling");
         die.style.setProperty("--spin", `${(index % 2 ? -1 : 1) * (300 + index * 40)}deg`);
+        tumbling.push(die);
       }
     });
+    if (!tumbling.length) return;
+    void this.root.offsetWidth; // restart the animation: one reflow for all the dice that rolled
+    for (const die of tumbling) die.classList.add("rolling");
   }
 }

@@ -2,13 +2,20 @@
 // game or a record (GET /api/{games|records}/{id}/verify) on the end screen and in the replay.
 import { api, clear, copyText, h, num, t, toast } from "./common.js";
 
-/** "3f2a9c…d17b": the first and last characters of a long hex value. */
+/**
+ * "3f2a9c…d17b": the first and last characters of a long hex value.
+ * @param {string | null | undefined} value
+ */
 export function shortHex(value) {
   const text = String(value || "");
   return text.length > 14 ? `${text.slice(0, 8)}…${text.slice(-4)}` : text;
 }
 
-/** The commitment chip of the table: short text, full value in its title, click copies it. */
+/**
+ * The commitment chip of the table: short text, full value in its title, click copies it.
+ * @param {HTMLElement} button
+ * @param {FairDiceEntry | null} fairDice
+ */
 export function paintCommitment(button, fairDice) {
   const commitment = fairDice && fairDice.commitment;
   button.hidden = !commitment;
@@ -20,24 +27,33 @@ export function paintCommitment(button, fairDice) {
   button.appendChild(document.createTextNode(" "));
   button.appendChild(h("code", { class: "fair-hex" }, shortHex(commitment)));
   const explain = t("SHA-256 commitment to this game's secret dice seed. At the end the seed is revealed and every roll can be checked.");
+  // The name is what the chip shows ("Dice commitment 3f2a9c…d17b"); the title, read as its
+  // description, explains it and gives the whole value.
   button.title = `${explain}\n${commitment}`;
-  button.setAttribute("aria-label", `${t("Dice commitment")}: ${commitment}. ${explain}`);
   if (!button.dataset.bound) {
     button.dataset.bound = "1";
     button.addEventListener("click", async () => {
-      const value = button.dataset.commitment;
+      const value = button.dataset.commitment || "";
       toast((await copyText(value)) ? t("Commitment copied.") : value, "ok");
     });
   }
 }
 
+/**
+ * @param {string} label
+ * @param {string} value
+ */
 function hexLine(label, value) {
   return h("p", { class: "fair-line" },
     h("span", { class: "fair-key" }, `${label}: `),
     h("code", { class: "fair-hex full", title: value }, value));
 }
 
-/** Draw the answer of …/verify (or nothing, when it could not be had) in `box`. */
+/**
+ * Draw the answer of …/verify (or nothing, when it could not be had) in `box`.
+ * @param {HTMLElement} box
+ * @param {Verification | null} data
+ */
 export function renderVerification(box, data) {
   clear(box);
   box.hidden = false;
@@ -55,7 +71,7 @@ export function renderVerification(box, data) {
     detail = t("All {n} rolls match the commitment.", { n: num(data.rolls) });
   } else if (data.reason === "dice_differ") {
     head = t("The dice do not match the commitment");
-    detail = t("Turn {turn}, roll {roll}: the dice differ from the commitment.", { turn: num(data.turn), roll: num(data.roll) });
+    detail = t("Turn {turn}, roll {roll}: the dice differ from the commitment.", { turn: num(data.turn ?? 0), roll: num(data.roll ?? 0) });
   } else if (data.reason === "no_fair_dice") {
     head = t("Fair dice");
     detail = t("This game has no dice commitment.");
@@ -75,7 +91,11 @@ export function renderVerification(box, data) {
   }
 }
 
-/** Ask `url` (…/verify) and draw the answer; 409 (the game is not over) hides the box. */
+/**
+ * Ask `url` (…/verify) and draw the answer; 409 (the game is not over) hides the box.
+ * @param {HTMLElement} box
+ * @param {string} url
+ */
 export async function loadVerification(box, url, { hideWithout = false } = {}) {
   box.hidden = false;
   clear(box);

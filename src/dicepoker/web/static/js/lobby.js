@@ -1,49 +1,66 @@
 // The lobby (/): create a game, join or watch one, import a record.
 import {
-  $, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, presetName,
-  rememberName, saveToken, savedName, t, tk,
+  $, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, variantName,
+  rememberName, saveToken, savedName, shownName, t, tk,
 } from "./common.js";
 import { paintFace } from "./dice.js";
 
 const FALLBACK_LEVELS = ["random", "greedy"];
-const MAX_SEATS = { school: 4, "poker-dice": 4, yahtzee: 8, yahtzee15: 8 };
-const CLOCK_OPTION = "turn_seconds";
 
-let presets = new Map(); // name -> {name, options: [...]}
+/** @type {Map<string, VariantInfo>} name -> the variant as GET /api/variants describes it */
+let variants = new Map();
 let levels = FALLBACK_LEVELS;
+/** @typedef {{ kind: string, name: string, level: string }} SeatChoice a row of the form */
+/** @type {SeatChoice[]} */
 let seats = [];
 
-function variant() {
-  const checked = document.querySelector('input[name="variant"]:checked');
-  return checked ? checked.value : "school";
+/** The variant chosen in the form (the one the page offers first, until another is). */
+function chosenVariant() {
+  const checked = document.querySelector('input[name="variant"]:checked') || document.querySelector('input[name="variant"]');
+  return checked instanceof HTMLInputElement ? checked.value : "";
 }
 
+/** The rules of the chosen variant with its default options, once the server has said them. */
+function chosenRules() {
+  const variant = variants.get(chosenVariant());
+  return (variant && variant.rules) || null;
+}
+
+/** How many players the chosen variant takes (as many as there are, until the rules are known). */
 function maxSeats() {
-  return MAX_SEATS[variant()] || 4;
+  const rules = chosenRules();
+  return rules ? rules.max_players : seats.length;
 }
 
-// --- presets and options -----------------------------------------------------------------------
+function minSeats() {
+  const rules = chosenRules();
+  return Math.max(1, rules ? rules.min_players : 1);
+}
 
-function normalisePresets(data) {
+// --- variants and options -----------------------------------------------------------------------
+
+/**
+ * The variants of GET /api/variants by name.
+ * @param {VariantsResponse} data
+ */
+function variantsByName(data) {
+  /** @type {Map<string, VariantInfo>} */
   const map = new Map();
-  let list = [];
-  if (Array.isArray(data)) list = data;
-  else if (data && Array.isArray(data.presets)) list = data.presets;
-  else if (data && data.presets && typeof data.presets === "object") list = Object.entries(data.presets).map(([name, p]) => ({ name, ...p }));
-  for (const preset of list) {
-    if (!preset || !preset.name) continue;
-    let options = preset.options || [];
-    if (!Array.isArray(options)) options = Object.entries(options).map(([name, spec]) => ({ name, ...spec }));
-    map.set(preset.name, { ...preset, options });
+  for (const variant of Array.isArray(data.variants) ? data.variants : []) {
+    if (!variant || !variant.name) continue;
+    map.set(variant.name, { ...variant, options: Array.isArray(variant.options) ? variant.options : [] });
   }
   return map;
 }
 
 function renderOptions() {
   const body = clear($("#options-body"));
-  const preset = presets.get(variant());
-  const options = preset ? preset.options.filter((o) => o.name !== CLOCK_OPTION) : [];
-  $("#preset-options").hidden = options.length === 0;
+  const variant = variants.get(chosenVariant());
+  const rules = chosenRules();
+  // A variant's own clock option is set by the turn clock's fieldset, not among the options.
+  const clockOption = rules ? rules.clock.option : null;
+  const options = variant ? variant.options.filter((o) => o.name !== clockOption) : [];
+  $("#variant-options").hidden = options.length === 0;
   for (const option of options) {
     const id = `opt-${option.name}`;
     const label = tk(`option.${option.name}`, option.help || option.name);
@@ -60,29 +77,45 @@ function renderOptions() {
           h("label", { for: id }, label),
           h("input", {
             type: "number", id, inputmode: "numeric", "data-option": option.name, "data-type": "int",
-            min: option.minimum ?? option.min ?? null, max: option.maximum ?? option.max ?? null,
+            min: option.minimum ?? null, max: option.maximum ?? null,
             value: option.default ?? "", step: 1,
           })),
       );
     }
   }
-  // The turn clock: the preset's own option in poker-dice (default on, 60 s), a bot otherwise.
-  const poker = variant() === "poker-dice";
-  const on = $("#clock-on");
-  if (on.dataset.touched !== "1") on.checked = poker;
-  $("#clock-seconds").disabled = !on.checked;
-  $("#clock-hint").textContent = poker ? t("Running out of time loses the game.") : t("When the time runs out, a bot plays the turn.");
-  $("#preset-rules-link").href = `/rules/${variant()}`;
-  $("#preset-rules-link").textContent = t("Read the rules of {game}", { game: presetName(variant()) });
+  // The turn clock: on by default where the variant has a clock of its own (with its default
+  // for online games); what running out of time does is the rules' to say.
+  const clock = rules ? rules.clock : null;
+  const on = $("#clock-on", HTMLInputElement);
+  const seconds = $("#clock-seconds", HTMLInputElement);
+  if (on.dataset.touched !== "1") on.checked = Boolean(clock && clock.online_default);
+  if (seconds.dataset.touched !== "1" && clock && clock.online_default) seconds.value = String(clock.online_default);
+  seconds.disabled = !on.checked;
+  $("#clock-hint").textContent = clock && clock.on_timeout === "lose" ? t("Running out of time loses the game.") : t("When the time runs out, a bot plays the turn.");
+  const link = $("#variant-rules-link", HTMLAnchorElement);
+  link.href = `/rules/${chosenVariant()}`;
+  link.textContent = t("Read the rules of {game}", { game: variantName(chosenVariant()) });
 }
 
+/** The options as the form sets them. */
 function readOptions() {
+  /** @type {Record<string, boolean | number>} */
   const options = {};
   for (const input of document.querySelectorAll("[data-option]")) {
+    if (!(input instanceof HTMLInputElement) || !input.dataset.option) continue;
     if (input.dataset.type === "bool") options[input.dataset.option] = input.checked;
     else if (input.value !== "") options[input.dataset.option] = Number(input.value);
   }
   return options;
+}
+
+/**
+ * The value a form control holds (the seat rows' selects and inputs).
+ * @param {Event} change
+ */
+function valueOf(change) {
+  const target = change.target;
+  return target instanceof HTMLInputElement || target instanceof HTMLSelectElement ? target.value : "";
 }
 
 // --- seats -------------------------------------------------------------------------------------
@@ -97,7 +130,7 @@ function renderSeats() {
     row.appendChild(
       h("label", { class: "sr-only", for: kindId }, t("Player {n}", { n: index + 1 })),
     );
-    const kind = h("select", { id: kindId, class: "seat-kind", onchange: (e) => { seat.kind = e.target.value; renderSeats(); } },
+    const kind = h("select", { id: kindId, class: "seat-kind", onchange: (/** @type {Event} */ e) => { seat.kind = valueOf(e); renderSeats(); } },
       h("option", { value: "human", selected: seat.kind === "human" }, t("Person")),
       h("option", { value: "bot", selected: seat.kind === "bot" }, t("Bot")));
     row.appendChild(kind);
@@ -108,26 +141,26 @@ function renderSeats() {
           id: nameId, type: "text", class: "seat-name", maxlength: 40, value: seat.name || "",
           placeholder: index === 0 ? t("Your name") : t("Open seat: a friend joins"),
           autocomplete: index === 0 ? "nickname" : "off",
-          oninput: (e) => { seat.name = e.target.value; },
+          oninput: (/** @type {Event} */ e) => { seat.name = valueOf(e); },
         }),
       );
     } else {
       row.appendChild(h("label", { class: "sr-only", for: nameId }, t("Level of bot {n}", { n: index + 1 })));
       row.appendChild(
-        h("select", { id: nameId, class: "seat-level", onchange: (e) => { seat.level = e.target.value; } },
+        h("select", { id: nameId, class: "seat-level", onchange: (/** @type {Event} */ e) => { seat.level = valueOf(e); } },
           levels.map((level) => h("option", { value: level, selected: seat.level === level }, levelName(level)))),
       );
     }
     row.appendChild(
       h("button", {
         type: "button", class: "btn icon ghost remove-seat", "aria-label": t("Remove player {n}", { n: index + 1 }),
-        title: t("Remove player {n}", { n: index + 1 }), disabled: seats.length <= 1,
+        title: t("Remove player {n}", { n: index + 1 }), disabled: seats.length <= minSeats(),
         onclick: () => { seats.splice(index, 1); renderSeats(); },
       }, "✕"),
     );
     list.appendChild(row);
   });
-  $("#add-seat").disabled = seats.length >= maxSeats();
+  $("#add-seat", HTMLButtonElement).disabled = seats.length >= maxSeats();
 }
 
 function addSeat() {
@@ -135,27 +168,28 @@ function addSeat() {
   seats.push({ kind: "bot", name: "", level: levels.includes("greedy") ? "greedy" : levels[0] });
   renderSeats();
   const last = document.querySelector("#seat-list li:last-child select");
-  if (last) last.focus();
+  if (last instanceof HTMLElement) last.focus();
 }
 
 // --- create ------------------------------------------------------------------------------------
 
-async function create(event) {
-  event.preventDefault();
+/** @param {Event} submit */
+async function create(submit) {
+  submit.preventDefault();
   const error = $("#create-error");
   error.textContent = "";
   if (seats.length > maxSeats()) seats = seats.slice(0, maxSeats());
+  const on = $("#clock-on", HTMLInputElement).checked;
+  const seconds = Math.max(5, Math.min(3600, Number($("#clock-seconds", HTMLInputElement).value) || 60));
   const body = {
-    variant: variant(),
+    variant: chosenVariant(),
     options: readOptions(),
     seats: seats.map((seat) =>
       seat.kind === "bot" ? { kind: "bot", level: seat.level || "greedy" } : seat.name.trim() ? { kind: "human", name: seat.name.trim() } : { kind: "human" },
     ),
+    turn_seconds: on ? seconds : 0,
   };
-  const on = $("#clock-on").checked;
-  const seconds = Math.max(5, Math.min(3600, Number($("#clock-seconds").value) || 60));
-  body.turn_seconds = on ? seconds : 0;
-  const button = $("#create-button");
+  const button = $("#create-button", HTMLButtonElement);
   button.disabled = true;
   const result = await api("POST", "/api/games", body);
   button.disabled = false;
@@ -163,7 +197,7 @@ async function create(event) {
     error.textContent = errorText(result);
     return;
   }
-  const data = result.data;
+  const data = /** @type {CreatedGame} */ (result.data);
   for (const seat of data.seats || []) {
     if (seat.token) saveToken(data.id, seat.seat, seat.token);
   }
@@ -174,18 +208,23 @@ async function create(event) {
 
 // --- game lists --------------------------------------------------------------------------------
 
+/**
+ * @param {GameListItem} game
+ * @param {GameStatus} status
+ */
 function gameItem(game, status) {
   const mine = Object.keys(loadTokens(game.id)).length > 0;
   const players = (game.players || []).map((name) => (name === null || name === undefined ? null : String(name)));
   const open = players.filter((p) => p === null).length;
-  const names = players.filter((p) => p !== null);
+  const names = players.filter((p) => p !== null).map((p) => shownName(String(p)));
   let action;
   if (mine && status !== "finished") action = t("Continue");
   else if (status === "open") action = t("Join");
   else if (status === "running") action = t("Watch");
   else action = t("Results");
-  let detail = presetName(game.variant);
-  if (game.variant === "school" && game.options && game.options.columns) detail += ` · ${t("Columns: {n}", { n: game.options.columns })}`;
+  let detail = variantName(game.variant);
+  const columns = game.options ? game.options.columns : undefined;
+  if (typeof columns === "number") detail += ` · ${t("Columns: {n}", { n: columns })}`;
   const when = ago(game.updated_at || game.created_at);
   return h("li", { class: "game-item" },
     h("a", { class: "game-link", href: `/g/${encodeURIComponent(game.id)}` },
@@ -196,14 +235,16 @@ function gameItem(game, status) {
     status === "finished" ? h("a", { class: "game-replay", href: `/replay/g/${encodeURIComponent(game.id)}`, "aria-label": `${t("Watch the replay")}: ${names.join(", ")}` }, t("Replay")) : null);
 }
 
+/** @param {GameStatus} status */
 async function loadList(status) {
-  const box = document.querySelector(`.game-list[data-status="${status}"]`);
+  const box = $(`.game-list[data-status="${status}"]`);
   const result = await api("GET", `/api/games?status=${status}&limit=30`);
   const count = $(`#count-${status}`);
   if (!result.ok || !result.data) {
     if (!box.childElementCount) box.appendChild(h("p", { class: "empty" }, errorText(result)));
     return;
   }
+  /** @type {GameListItem[]} */
   const games = Array.isArray(result.data.games) ? result.data.games : [];
   count.textContent = games.length ? num(games.length) : "";
   clear(box);
@@ -216,38 +257,51 @@ async function loadList(status) {
 }
 
 function loadLists() {
-  return Promise.all(["open", "running", "finished"].map(loadList));
+  /** @type {GameStatus[]} */
+  const statuses = ["open", "running", "finished"];
+  return Promise.all(statuses.map(loadList));
 }
 
 function setupTabs() {
-  const tabs = [...document.querySelectorAll('[role="tab"]')];
+  const tabs = [...document.querySelectorAll('[role="tab"]')].filter((tab) => tab instanceof HTMLElement);
+  /** @type {(tab: HTMLElement) => void} */
   const select = (tab) => {
     for (const other of tabs) {
       const on = other === tab;
       other.setAttribute("aria-selected", on ? "true" : "false");
       other.tabIndex = on ? 0 : -1;
-      document.getElementById(other.getAttribute("aria-controls")).hidden = !on;
+      $(`#${other.getAttribute("aria-controls")}`).hidden = !on;
     }
   };
   tabs.forEach((tab, index) => {
     tab.addEventListener("click", () => select(tab));
-    tab.addEventListener("keydown", (event) => {
-      if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
-      const next = tabs[(index + (event.key === "ArrowRight" ? 1 : -1) + tabs.length) % tabs.length];
+    tab.addEventListener("keydown", (press) => {
+      if (press.key !== "ArrowRight" && press.key !== "ArrowLeft") return;
+      const next = tabs[(index + (press.key === "ArrowRight" ? 1 : -1) + tabs.length) % tabs.length];
       select(next);
       next.focus();
-      event.preventDefault();
+      press.preventDefault();
     });
   });
 }
 
 // --- import ------------------------------------------------------------------------------------
 
-async function importRecord(event) {
-  event.preventDefault();
+/** The styled picker shows the name of the file chosen (the native input is hidden). */
+function showChosenFile() {
+  const files = $("#import-file", HTMLInputElement).files;
+  const file = files && files[0];
+  $("#import-file-name").textContent = file ? file.name : t("No file chosen");
+  $("#import-error").textContent = "";
+}
+
+/** @param {Event} submit */
+async function importRecord(submit) {
+  submit.preventDefault();
   const error = $("#import-error");
   error.textContent = "";
-  const file = $("#import-file").files[0];
+  const files = $("#import-file", HTMLInputElement).files;
+  const file = files && files[0];
   if (!file) {
     error.textContent = t("Choose a record file first.");
     return;
@@ -276,7 +330,7 @@ async function importRecord(event) {
 
 async function start() {
   await loadCatalog();
-  for (const die of document.querySelectorAll(".hero-dice .die")) paintFace(die, Number(die.dataset.face), null);
+  for (const die of document.querySelectorAll(".hero-dice .die")) if (die instanceof HTMLElement) paintFace(die, Number(die.dataset.face), null);
   const name = savedName();
   seats = [
     { kind: "human", name, level: "greedy" },
@@ -284,10 +338,11 @@ async function start() {
   ];
   renderSeats();
   renderOptions();
-  const result = await api("GET", "/api/presets");
+  const result = await api("GET", "/api/variants");
   if (result.ok && result.data) {
-    presets = normalisePresets(result.data);
-    const found = result.data.levels || result.data.bot_levels;
+    const data = /** @type {VariantsResponse} */ (result.data);
+    variants = variantsByName(data);
+    const found = data.levels;
     if (Array.isArray(found) && found.length) levels = found.map(String);
     renderSeats();
     renderOptions();
@@ -299,13 +354,19 @@ async function start() {
       renderSeats();
     });
   }
-  $("#clock-on").addEventListener("change", (e) => {
-    e.target.dataset.touched = "1";
-    $("#clock-seconds").disabled = !e.target.checked;
+  const clockOn = $("#clock-on", HTMLInputElement);
+  const clockSeconds = $("#clock-seconds", HTMLInputElement);
+  clockOn.addEventListener("change", () => {
+    clockOn.dataset.touched = "1";
+    clockSeconds.disabled = !clockOn.checked;
+  });
+  clockSeconds.addEventListener("input", () => {
+    clockSeconds.dataset.touched = "1";
   });
   $("#add-seat").addEventListener("click", addSeat);
   $("#create-form").addEventListener("submit", create);
   $("#import-form").addEventListener("submit", importRecord);
+  $("#import-file", HTMLInputElement).addEventListener("change", showChosenFile);
   setupTabs();
   await loadLists();
   setInterval(() => {

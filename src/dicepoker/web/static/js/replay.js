@@ -1,35 +1,52 @@
 // The replay viewer (/replay/g/{id} and /replay/r/{id}): a game or an imported record, turn by
 // turn and roll by roll, from GET /api/{games|records}/{id}/position?turn=T&roll=R.
-import { $, api, clear, errorText, h, loadCatalog, minus, num, presetName, rowLabel, t } from "./common.js";
+import { $, api, clear, errorText, h, loadCatalog, minus, num, variantName, rowLabel, shownName, t } from "./common.js";
 import { MISTAKE, actionNode, placeDecisions, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { DiceTray } from "./dice.js";
 import { loadVerification } from "./fair.js";
 import { drawSheets } from "./sheet.js";
 
-const main = document.getElementById("main");
-const source = main.dataset.source; // "games" or "records"
-const itemId = main.dataset.itemId;
+const main = $("#main");
+const source = main.dataset.source || "games"; // "games" or "records"
+const itemId = main.dataset.itemId || "";
 const base = `/api/${source}/${encodeURIComponent(itemId)}`;
 
+/** @type {Map<string, Position>} */
 const cache = new Map();
+/** @type {GameRecord | null} */
 let record = null;
-let current = null; // the position shown
+/** @type {Position | null} the position shown */
+let current = null;
+/** @type {ReturnType<typeof setInterval> | null} */
 let playing = null;
-let dice = null;
+const tray = new DiceTray($("#dice"), null);
 let loading = false;
-let analysis = null; // {data, placed}: the analysis of the game, once loaded
+/** @type {{ data: Analysis, placed: PlacedDecision[] } | null} the analysis of the game, once loaded */
+let analysis = null;
 
+/**
+ * The position after `turn` turns and `roll` rolls of the next (asked once, then kept).
+ * @param {number} turn
+ * @param {number} roll
+ * @returns {Promise<Position>}
+ */
 async function position(turn, roll) {
   const key = `${turn}:${roll}`;
-  if (cache.has(key)) return cache.get(key);
+  const known = cache.get(key);
+  if (known) return known;
   const result = await api("GET", `${base}/position?turn=${turn}&roll=${roll}`);
   if (!result.ok || !result.data) throw new Error(errorText(result));
-  const data = result.data;
+  const data = /** @type {Position} */ (result.data);
   cache.set(`${data.turn ?? turn}:${data.roll ?? roll}`, data);
   cache.set(key, data);
   return data;
 }
 
+/**
+ * Show the position after `turn` turns and `roll` rolls of the next.
+ * @param {number} turn
+ * @param {number} roll
+ */
 async function go(turn, roll) {
   if (loading) return;
   loading = true;
@@ -38,13 +55,14 @@ async function go(turn, roll) {
     current = data;
     render();
   } catch (error) {
-    $("#replay-error").textContent = error.message;
+    $("#replay-error").textContent = error instanceof Error ? error.message : String(error);
     stop();
   } finally {
     loading = false;
   }
 }
 
+/** @param {number} turn */
 function rollsOf(turn) {
   if (record && Array.isArray(record.turns) && record.turns[turn]) return (record.turns[turn].rolls || []).length;
   return 99; // the server clamps
@@ -80,22 +98,27 @@ function play() {
 }
 
 function stop() {
-  clearInterval(playing);
+  if (playing !== null) clearInterval(playing);
   playing = null;
   $("#rp-play").classList.remove("playing");
   $("#rp-play").setAttribute("aria-label", t("Play"));
 }
 
-function moveText(preset, move) {
+/**
+ * @param {string} variant
+ * @param {string | null | undefined} move
+ */
+function moveText(variant, move) {
   if (!move) return "";
   const [verb, row] = String(move).split(/\s+/);
-  const label = row ? rowLabel(preset, row) : "";
+  const label = row ? rowLabel(variant, row) : "";
   if (verb === "score") return t("score {row}", { row: label });
   if (verb === "strike") return t("strike {row}", { row: label });
   if (verb === "zero") return t("zero in {row}", { row: label });
   return move;
 }
 
+/** @param {number} turn */
 function turnMove(turn) {
   const entry = record && record.turns && record.turns[turn];
   if (!entry) return "";
@@ -105,12 +128,13 @@ function turnMove(turn) {
 
 function render() {
   const data = current;
+  if (!data) return;
   const state = data.state;
   const rules = state.rules;
   const players = state.players;
   $("#replay-error").textContent = "";
-  $("#replay-title").textContent = `${t("Replay")}: ${presetName(rules.preset)}`;
-  document.title = `${t("Replay")} · ${presetName(rules.preset)} · ${t("Dice poker")}`;
+  $("#replay-title").textContent = `${t("Replay")}: ${variantName(rules.variant)}`;
+  document.title = `${t("Replay")} · ${variantName(rules.variant)} · ${t("site.name")}`;
   const turn = state.turn;
   const seat = turn ? turn.seat : null;
 
@@ -120,7 +144,7 @@ function render() {
     list.appendChild(
       h("li", { class: `player ${index === seat ? "turn" : ""}`, "aria-current": index === seat ? "true" : null },
         h("span", { class: "player-avatar", "aria-hidden": "true" }, (Array.from(player.name || "?")[0] || "?").toUpperCase()),
-        h("span", { class: "player-text" }, h("span", { class: "player-name" }, player.name)),
+        h("span", { class: "player-text" }, h("span", { class: "player-name" }, shownName(player.name))),
         h("span", { class: "player-total" }, num(player.total))),
     );
   });
@@ -131,22 +155,24 @@ function render() {
     : t("Turn {n} of {total}", { n: data.turn + 1, total: data.turns });
   const rollText = data.turn < data.turns ? ` · ${t("roll {n} of {total}", { n: data.roll, total: data.rolls })}` : "";
   const tie = state.tiebreak && !state.finished ? ` · ${t("Tie-break game {n}", { n: state.tiebreak.game })}` : "";
-  $("#replay-position").textContent = `${where}${rollText}${seat !== null && data.turn < data.turns ? ` · ${players[seat].name}` : ""}${tie}`;
+  $("#replay-position").textContent = `${where}${rollText}${seat !== null && data.turn < data.turns ? ` · ${shownName(players[seat].name)}` : ""}${tie}`;
 
   // Dice: the ones kept from the previous roll are shown held.
+  /** @type {Set<number>} */
   const keep = new Set();
   const entry = record && record.turns && record.turns[data.turn];
-  if (entry && data.roll >= 2 && entry.rolls[data.roll - 1]) for (const i of entry.rolls[data.roll - 1].keep || []) keep.add(i);
-  dice.paint({ values: turn && turn.rolls > 0 ? turn.dice : [], faceLabels: rules.face_labels, held: keep, canHold: false, rolled: null });
+  const before = entry && entry.rolls && data.roll >= 2 ? entry.rolls[data.roll - 1] : null;
+  if (before) for (const i of before.keep || []) keep.add(i);
+  tray.paint({ count: rules.dice, values: turn && turn.rolls > 0 ? turn.dice : [], faceLabels: rules.face_labels, held: keep, canHold: false, rolled: null });
   $("#dice").classList.toggle("idle", !turn || turn.rolls === 0);
 
   // The move: the one just made (at the start of a turn) or the one to come (after the last roll).
   const moveBox = $("#replay-move");
   if (data.turn < data.turns && data.roll === data.rolls && data.rolls > 0) {
     const upcoming = data.move || turnMove(data.turn);
-    moveBox.textContent = upcoming ? `${t("Next")}: ${moveText(rules.preset, upcoming)}` : "";
+    moveBox.textContent = upcoming ? `${t("Next")}: ${moveText(rules.variant, upcoming)}` : "";
   } else if (data.roll === 0 && data.turn > 0) {
-    moveBox.textContent = `${t("Last move")}: ${moveText(rules.preset, turnMove(data.turn - 1))}`;
+    moveBox.textContent = `${t("Last move")}: ${moveText(rules.variant, turnMove(data.turn - 1))}`;
   } else {
     moveBox.textContent = "";
   }
@@ -161,41 +187,43 @@ function render() {
   }
 
   // Controls.
-  const slider = $("#rp-slider");
+  const slider = $("#rp-slider", HTMLInputElement);
   slider.max = String(data.turns);
   slider.value = String(data.turn);
   slider.setAttribute("aria-valuetext", where);
-  $("#rp-first").disabled = data.turn === 0 && data.roll === 0;
-  $("#rp-prev").disabled = data.turn === 0 && data.roll === 0;
-  $("#rp-prev-turn").disabled = data.turn === 0 && data.roll === 0;
-  $("#rp-next").disabled = data.turn >= data.turns;
-  $("#rp-next-turn").disabled = data.turn >= data.turns;
-  $("#rp-last").disabled = data.turn >= data.turns;
-  renderLog(rules.preset, players);
+  const atStart = data.turn === 0 && data.roll === 0;
+  const atEnd = data.turn >= data.turns;
+  for (const id of ["#rp-first", "#rp-prev", "#rp-prev-turn"]) $(id, HTMLButtonElement).disabled = atStart;
+  for (const id of ["#rp-next", "#rp-next-turn", "#rp-last"]) $(id, HTMLButtonElement).disabled = atEnd;
+  renderLog(rules.variant);
   renderTurnAnalysis(rules);
 }
 
-/** The decisions of the turn shown, each with what it lost; the one made at this roll marked. */
+/**
+ * The decisions of the turn shown, each with what it lost; the one made at this roll marked.
+ * @param {RulesView} rules
+ */
 function renderTurnAnalysis(rules) {
   const box = $("#turn-analysis");
   const data = current;
-  const mine = analysis && data.turn < data.turns ? analysis.placed.filter((d) => d.turn === data.turn + 1) : [];
+  const mine = analysis && data && data.turn < data.turns ? analysis.placed.filter((d) => d.turn === data.turn + 1) : [];
   box.hidden = !mine.length;
   clear(box);
   if (!mine.length) return;
   box.appendChild(h("p", { class: "ta-title" }, t("Analysis of this turn")));
   const list = h("ol", { class: "ta-list" });
   for (const d of mine) {
+    const k = d.k ?? 0;
     const mistake = d.loss > MISTAKE;
-    const here = data.roll === d.k + 1;
+    const here = data !== null && data.roll === k + 1;
     const best = d.loss <= 0;
     list.appendChild(
       h("li", { class: ["ta-item", mistake ? "mistake" : "", best ? "best" : "", here ? "here" : ""].join(" ").trim(), "aria-current": here ? "step" : null },
-        h("span", { class: "ta-when" }, t("after roll {n}", { n: num(d.k + 1) })),
-        h("span", { class: "ta-played" }, actionNode(rules.preset, d.action, d.dice, rules.face_labels)),
+        h("span", { class: "ta-when" }, t("after roll {n}", { n: num(k + 1) })),
+        h("span", { class: "ta-played" }, actionNode(rules.variant, d.action, d.dice, rules.face_labels)),
         best
           ? h("span", { class: "ta-verdict" }, t("best move"))
-          : h("span", { class: "ta-verdict" }, `${t("best")}: `, actionNode(rules.preset, d.best, d.dice, rules.face_labels)),
+          : h("span", { class: "ta-verdict" }, `${t("best")}: `, actionNode(rules.variant, d.best, d.dice, rules.face_labels)),
         h("span", { class: "ta-loss" }, minus(d.loss)),
         mistake ? h("span", { class: "tag ta-tag" }, t("mistake")) : null),
     );
@@ -209,15 +237,15 @@ async function loadAnalysis() {
   box.hidden = false;
   renderAnalysisMessage(box, t("Loading the analysis…"));
   const result = await api("GET", `${base}/analysis`);
-  if (!result.ok || !result.data || !Array.isArray(result.data.players)) {
+  const data = /** @type {Analysis | null} */ (result.ok ? result.data : null);
+  if (!data || !Array.isArray(data.players)) {
     renderAnalysisMessage(box, t("The analysis is not available."));
     return;
   }
-  const data = result.data;
   analysis = { data, placed: placeDecisions(data, record) };
   const rules = current ? current.state.rules : null;
   renderAnalysis(box, data, {
-    preset: rules ? rules.preset : data.variant,
+    variant: rules ? rules.variant : data.variant,
     faceLabels: rules ? rules.face_labels : null,
     record,
     href: (turn, roll) => `${location.pathname}?turn=${turn}&roll=${roll}`,
@@ -235,6 +263,7 @@ async function loadAnalysis() {
 function markLog() {
   if (!analysis) return;
   for (const item of $("#replay-log").children) {
+    if (!(item instanceof HTMLElement)) continue;
     const turn = Number(item.dataset.turn) + 1;
     const lost = analysis.placed.filter((d) => d.turn === turn).reduce((sum, d) => sum + d.loss, 0);
     const button = item.querySelector(".log-item");
@@ -243,36 +272,51 @@ function markLog() {
   }
 }
 
-function renderLog(preset, players) {
+/**
+ * Who played turn `index` of the record (the server says each turn's seat), as a log item's part.
+ * @param {number} index
+ */
+function whoMoved(index) {
+  const seat = current && Array.isArray(current.seats) ? current.seats[index] : undefined;
+  const name = seat !== undefined && current ? current.players[seat] : undefined;
+  return name === undefined ? null : h("span", { class: "log-who" }, shownName(name));
+}
+
+/** @param {string} variant */
+function renderLog(variant) {
   const log = $("#replay-log");
-  if (!record || !Array.isArray(record.turns)) return;
+  if (!record || !Array.isArray(record.turns) || !current) return;
+  const shown = current.turn;
   if (!log.childElementCount) {
     record.turns.forEach((entry, index) => {
-      const text = entry.forfeit ? t("out of time") : moveText(preset, entry.move) || "…";
+      const text = entry.forfeit ? t("out of time") : moveText(variant, entry.move) || "…";
       log.appendChild(
         h("li", { dataset: { turn: String(index) } },
           h("button", { type: "button", class: "log-item", onclick: () => { stop(); go(index, rollsOf(index)); } },
             h("span", { class: "log-n" }, num(index + 1)),
+            whoMoved(index),
             h("span", { class: "log-move" }, text),
             entry.auto ? h("span", { class: "tag" }, t("auto")) : null)),
       );
     });
   }
   for (const item of log.children) {
-    const on = Number(item.dataset.turn) === current.turn;
+    if (!(item instanceof HTMLElement)) continue;
+    const on = Number(item.dataset.turn) === shown;
     item.classList.toggle("current", on);
     if (on) item.scrollIntoView({ block: "nearest" });
   }
-  void players;
 }
 
-function onKey(event) {
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
-  const target = event.target;
+/** @param {KeyboardEvent} press */
+function onKey(press) {
+  if (press.altKey || press.ctrlKey || press.metaKey) return;
+  const target = press.target instanceof HTMLElement ? press.target : null;
   if (target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA")) return;
+  /** @type {Record<string, () => unknown>} */
   const actions = {
-    ArrowRight: () => (event.shiftKey ? nextTurn() : next()),
-    ArrowLeft: () => (event.shiftKey ? prevTurn() : prev()),
+    ArrowRight: () => (press.shiftKey ? nextTurn() : next()),
+    ArrowLeft: () => (press.shiftKey ? prevTurn() : prev()),
     PageDown: nextTurn,
     PageUp: prevTurn,
     Home: first,
@@ -281,17 +325,16 @@ function onKey(event) {
     P: play,
     " ": play,
   };
-  const action = actions[event.key];
+  const action = Object.prototype.hasOwnProperty.call(actions, press.key) ? actions[press.key] : null;
   if (!action) return;
-  if (event.key === " " && target && target.tagName === "BUTTON") return;
-  event.preventDefault();
-  if (event.key !== " " && event.key !== "p" && event.key !== "P") stop();
+  if (press.key === " " && target && target.tagName === "BUTTON") return;
+  press.preventDefault();
+  if (press.key !== " " && press.key !== "p" && press.key !== "P") stop();
   action();
 }
 
 async function start() {
   await loadCatalog();
-  dice = new DiceTray($("#dice"), null);
   const result = await api("GET", source === "games" ? `${base}/record` : base);
   if (result.ok && result.data) record = result.data;
   $("#rp-first").addEventListener("click", () => { stop(); first(); });
@@ -301,7 +344,8 @@ async function start() {
   $("#rp-next-turn").addEventListener("click", () => { stop(); nextTurn(); });
   $("#rp-last").addEventListener("click", () => { stop(); last(); });
   $("#rp-play").addEventListener("click", play);
-  $("#rp-slider").addEventListener("input", (e) => { stop(); go(Number(e.target.value), 0); });
+  const slider = $("#rp-slider", HTMLInputElement);
+  slider.addEventListener("input", () => { stop(); go(Number(slider.value), 0); });
   document.addEventListener("keydown", onKey);
   const params = new URLSearchParams(location.search);
   await go(Number(params.get("turn")) || 0, Number(params.get("roll")) || 0);

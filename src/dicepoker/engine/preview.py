@@ -1,0 +1,55 @@
+"""What each legal cell move would do now: its points, the reserve after it, the stars it earns,
+and its gain (the change in the mover's total), as the interfaces and the `greedy` bot read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dicepoker.engine.actions import Move
+from dicepoker.engine.moves import cell_moves, dice_counts, joker_choice
+from dicepoker.engine.play import fill
+from dicepoker.engine.scoring import breakdown_after, sheet_breakdown
+from dicepoker.engine.state import Bonus, GameState
+
+
+@dataclass(frozen=True, slots=True)
+class MovePreview:
+    """What a legal cell move would do now: the cell's points (doubling included), whether it
+    doubles, the reserve after it, the stars it would earn, and `gain`, the change in the total."""
+
+    move: Move
+    points: int
+    doubled: bool
+    gain: int
+    reserve: int
+    stars: tuple[Bonus, ...]
+    joker: bool
+
+
+def preview(state: GameState) -> list[MovePreview]:
+    """Every legal cell move with what it would score now, in sheet order."""
+    rules = state.rules
+    before = sheet_breakdown(rules, state.sheet)
+    out: list[MovePreview] = []
+    moves = cell_moves(state)
+    if not moves:
+        return out
+    counts = dice_counts(state)
+    legal = (counts, joker_choice(state, counts))
+    for move in moves:
+        sheet, index, column = fill(state, move, legal)
+        cell = sheet.cell(rules, index, column)
+        assert cell is not None
+        after = breakdown_after(rules, before, state.sheet, sheet, cell, index)
+        out.append(
+            MovePreview(
+                move=move,
+                points=cell.points,
+                doubled=cell.doubled,
+                gain=after.total - before.total,
+                reserve=sheet.reserve,
+                stars=sheet.stars[len(state.sheet.stars) :],
+                joker=cell.joker,
+            )
+        )
+    return out

@@ -1,0 +1,164 @@
+"""The broadcaster: tells this process's subscribers of a game, and the other processes.
+
+Subscribers are queues of JSON text (one per WebSocket connection). A subscriber that cannot
+keep up skips ahead: what it has not read is replaced by `resync`, and it asks for a sync. The
+other processes hear of every committed event over the bus (`dicepoker.master.bus`), with the
+words this process's clients were told, so that they tell theirs the same without building the
+message again; what they do with it is the master's business (`GameMaster.follow`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from dicepoker.master import messages
+from dicepoker.master.bus import Bus, Handler, LocalBus
+from dicepoker.master.live import LiveGame
+from dicepoker.master.store import StoredEvent
+from dicepoker.protocol import ReactionId
+
+QUEUE_SIZE = 256
+
+
+class Broadcaster:
+    """Fan-out of one process's games: to local subscribers, and over `bus` to the others."""
+
+    def __init__(self, bus: Bus | None = None) -> None:
+        self.bus: Bus = bus or LocalBus()
+
+    @property
+    def shared(self) -> bool:
+        """Whether other processes serve the same games (leases and catch-up matter)."""
+        return self.bus.shared
+
+    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        await self.bus.start(handler, on_reconnect)
+
+    async def close(self) -> None:
+        await self.bus.close()
+
+    async def claim(self, game_id: str) -> bool:
+        """Whether this process drives the game's bots and clock now (its lease)."""
+        return await self.bus.claim(game_id)
+
+    # --- this process's subscribers ----------------------------------------------------------
+
+    def subscribe(self, live: LiveGame, seat: tuple[int, str] | None = None) -> asyncio.Queue[str]:
+        """A new subscriber; `seat`: the seat and token its connection holds, if any."""
+        queue: asyncio.Queue[str] = asyncio.Queue(QUEUE_SIZE)
+        live.subscribers.add(queue)
+        if seat is not None:
+            live.seated[queue] = seat
+        return queue
+
+    def unsubscribe(self, live: LiveGame, queue: asyncio.Queue[str]) -> None:
+        live.subscribers.discard(queue)
+        live.seated.pop(queue, None)
+
+    def send(self, live: LiveGame, text: str) -> None:
+        """Queue `text` for every subscriber of the game in this process."""
+        for queue in list(live.subscribers):
+            try:
+                queue.put_nowait(text)
+            except asyncio.QueueFull:
+                # A subscriber that cannot keep up skips ahead: it is told to ask for a sync.
+                _drain(queue)
+                queue.put_nowait(messages.RESYNC)
+
+    # --- what happened -----------------------------------------------------------------------
+
+    async def committed(self, live: LiveGame, stored: StoredEvent) -> None:
+        """This process committed `stored` (the game is at it): tell everyone."""
+        if not (live.subscribers or self.bus.shared):
+            return  # nobody to tell (a game of bots only, in one process)
+        told = messages.event(live, stored).to_json()
+        self.send(live, told)
+        await self.bus.publish(
+            live.id,
+            {
+                "kind": "event",
+                "seq": stored.seq,
+                "seat": stored.seat,
+                "action": stored.action,
+                "thrown": stored.thrown,
+                "auto": stored.auto,
+                # What our clients were told: the other processes tell theirs the same words
+                # instead of building the view again.
+                "told": told,
+            },
+        )
+
+    def followed(self, live: LiveGame, stored: StoredEvent, told: str | None) -> None:
+        """Another process committed `stored` (the game is at it now): tell our subscribers, in
+        the words of the committing process when it sent them."""
+        if live.subscribers:
+            self.send(live, told or messages.event(live, stored).to_json())
+
+    async def held(self, live: LiveGame) -> None:
+        """The roller changed the dice they hold (`live.held`): tell everyone at the table,
+        here and in the other processes (not stored: the next event makes it old news)."""
+        if live.held is None:
+            return
+        seq, positions = live.held
+        told = messages.held(live).to_json()
+        if live.subscribers:
+            self.send(live, told)
+        await self.bus.publish(
+            live.id,
+            {
+                "kind": "held",
+                "seq": seq,
+                "seat": live.state.seat,
+                "held": list(positions),
+                "told": told,
+            },
+        )
+
+    def seats_changed(self, live: LiveGame) -> None:
+        """The seats changed (learnt from the store): tell our subscribers."""
+        if live.subscribers:
+            self.send(live, messages.seats(live).to_json())
+
+    async def seated(self, live: LiveGame) -> None:
+        """This process seated someone: tell our subscribers and the other processes."""
+        self.seats_changed(live)
+        await self.bus.publish(live.id, {"kind": "seats"})
+
+    # --- after and between turns (dicepoker.protocol.pace) -------------------------------------
+
+    async def rematch(self, live: LiveGame, game_id: str) -> None:
+        """This process made `game_id`, the rematch of `live`: offer it here and elsewhere."""
+        self.offer_rematch(live, game_id)
+        await self.bus.publish(live.id, {"kind": "rematch", "game": game_id})
+
+    def offer_rematch(self, live: LiveGame, game_id: str) -> None:
+        """Offer the rematch to this process's subscribers: each seat's connection its own seat
+        and token (to it alone), every other connection the game to watch."""
+        live.rematch = game_id
+        for queue in list(live.subscribers):
+            seat, token = live.seated.get(queue, (None, None))
+            reply(queue, messages.rematch(game_id, seat, token).to_json())
+
+    async def reaction(self, live: LiveGame, seat: int, reaction: ReactionId) -> None:
+        """A seated player reacted: tell the table, here and in the other processes."""
+        told = messages.reaction(seat, reaction).to_json()
+        self.send(live, told)
+        await self.bus.publish(live.id, {"kind": "reaction", "told": told})
+
+
+def reply(queue: asyncio.Queue[str], text: str) -> None:
+    """Queue an answer for one subscriber only. One that reads nothing while it sends is treated
+    like one that fell behind the broadcasts: what it has not read is replaced by `resync`
+    (then the answer), so the memory held for it does not grow."""
+    try:
+        queue.put_nowait(text)
+    except asyncio.QueueFull:
+        _drain(queue)
+        queue.put_nowait(messages.RESYNC)
+        queue.put_nowait(text)
+
+
+def _drain(queue: asyncio.Queue[str]) -> None:
+    while not queue.empty():
+        queue.get_nowait()

@@ -1,0 +1,65 @@
+"""How a process hears of other processes' moves, and who drives a game's bots and clock.
+
+One process needs neither (`LocalBus`). Several processes serving the same games tell each
+other over a shared bus (the web app's Redis bus, dicepoker.server.bus): every committed event
+is published on the game's channel, and every process that holds the game applies it and tells
+its own clients. The bus only *tells*; the store decides: an event exists once it is committed
+with the game's next `seq`, so a lost or late bus message can only delay a process, which then
+catches up from the store.
+
+Bots and turn clocks must act once, not once per process: a process drives a game's bots and
+clock only while it holds the game's lease (`claim`, renewed at each action); when its holder
+dies the lease runs out and another process takes over.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+# How long a lease lasts unless renewed (milliseconds); another process takes over after it.
+LEASE_MS = int(os.environ.get("DICEPOKER_LEASE_MS", "10000"))
+LEASE_SECONDS = LEASE_MS / 1000
+
+Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+class Bus(Protocol):
+    """What the broadcaster needs from a bus."""
+
+    process_id: str
+    shared: bool  # other processes may act on the same games
+
+    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        """Deliver other processes' messages to `handler(game_id, message)` from now on."""
+
+    async def close(self) -> None: ...
+
+    async def publish(self, game_id: str, message: dict[str, Any]) -> None: ...
+
+    async def claim(self, game_id: str) -> bool:
+        """Whether this process may drive the game's bots and clock now (taking or renewing)."""
+        ...
+
+
+class LocalBus:
+    """One process: nobody to tell, and every game's bots and clocks are this process's."""
+
+    shared = False
+
+    def __init__(self) -> None:
+        self.process_id = f"{os.getpid()}-{secrets.token_hex(4)}"
+
+    async def start(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
+        return None
+
+    async def claim(self, game_id: str) -> bool:
+        return True

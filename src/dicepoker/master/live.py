@@ -1,0 +1,172 @@
+"""A game held in memory by the master: its record, seats, seq, clock and fair dice."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from dicepoker.bots import Bot
+from dicepoker.dice import DiceSource
+from dicepoker.engine import Action, GameState, Roll
+from dicepoker.fair import RECORD_KEY, record_entry
+from dicepoker.master import seats as seating
+from dicepoker.master.store import StoredEvent
+from dicepoker.protocol import ClockView, FairDiceView, GameView, LastMoveView, SeatView
+from dicepoker.record import Game
+from dicepoker.rules import Rules
+from dicepoker.view import ViewCache, game_view, last_move_view
+
+#: A seat's last move as the master saw it: the position before it, the move, whether it was
+#: auto-played. The view of it (`LastMoveView`) is built when a message first needs it.
+Trail = tuple[GameState, Action, bool]
+
+
+def _ends_turn(action: Action) -> bool:
+    return not isinstance(action, Roll)
+
+
+class RecordingDice:
+    """Passes dice through from a real source and remembers them, so they can be stored."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+        self.thrown: list[int] = []
+
+    def roll(self, count: int, faces: int) -> tuple[int, ...]:
+        out = self.source.roll(count, faces)
+        self.thrown.extend(out)
+        return out
+
+
+@dataclass
+class LiveGame:
+    """One game of the master: the `Game` (state and record), its seats, the seq of its last
+    event, and what the clock and the subscribers of this process need."""
+
+    id: str
+    rules: Rules
+    seats: list[dict[str, Any]]
+    status: str
+    game: Game
+    seq: int
+    turn_seconds: int
+    created_at: str
+    # One intent at a time per game: the queue of concurrency one.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[asyncio.Queue[str]] = field(default_factory=set)
+    # The subscribers that hold a seat: its number and token (to offer each its seat in a
+    # rematch); never stored, never sent to anyone else.
+    seated: dict[asyncio.Queue[str], tuple[int, str]] = field(default_factory=dict, repr=False)
+    # The id of this game's rematch once it is known to exist.
+    rematch: str | None = None
+    bots: dict[int, Bot] = field(default_factory=dict)
+    # The dice of games without a seed (the terminal client's, tests); None: the master's.
+    dice: DiceSource | None = None
+    # The last event applied (None before the first): what watchers of the game read.
+    last: StoredEvent | None = None
+    # The turn clock (set by the TurnClock): whose turn it runs for, and when it runs out.
+    clock_key: tuple[int, int] | None = None
+    deadline: float | None = None
+    view_cache: ViewCache = field(default_factory=ViewCache)
+    # Fair dice (docs/fair-dice.md): the secret seed never leaves the server before the end.
+    dice_seed: str | None = field(default=None, repr=False)
+    dice_commitment: str | None = None
+    # Each seat's last move (`note_move`), and the views of them already built.
+    trail: dict[int, Trail] = field(default_factory=dict)
+    _move_views: dict[int, tuple[Trail, LastMoveView | None]] = field(default_factory=dict)
+    # The roller's live selection (`keep` messages): the seq it was sent at and the positions.
+    # It is only news while the game is at that seq; after the next event it is forgotten.
+    held: tuple[int, tuple[int, ...]] | None = None
+
+    @property
+    def state_view(self) -> GameView:
+        # Which dice the last roll kept, so a reloaded page can show them held again, and which
+        # the roller holds now (its selection since, else the same).
+        rolls = self.game.current_rolls
+        kept = list(rolls[-1].get("keep", [])) if rolls else []
+        held = list(self.held[1]) if self.held is not None and self.held[0] == self.seq else kept
+        return game_view(
+            self.game.state,
+            self.view_cache,
+            kept=kept,
+            held=held,
+            last_moves=[self.last_move(seat) for seat in range(len(self.game.state.players))],
+        )
+
+    def note_move(self, before: GameState, action: Action, auto: bool) -> None:
+        """Remember `action`, about to be applied to `before`, if it ends a turn (a roll does
+        not: the mark of a seat's last move stays until its next move)."""
+        if not _ends_turn(action):
+            return
+        self.trail[before.seat] = (before, action, auto)
+
+    def last_move(self, seat: int) -> LastMoveView | None:
+        """The view of `seat`'s last move (None: none yet)."""
+        trail = self.trail.get(seat)
+        if trail is None:
+            return None
+        built = self._move_views.get(seat)
+        if built is None or built[0] is not trail:
+            built = (trail, last_move_view(trail[0], trail[1], auto=trail[2]))
+            self._move_views[seat] = built
+        return built[1]
+
+    def public_seats(self) -> list[SeatView]:
+        return [SeatView.build(**seat) for seat in seating.public_seats(self.seats)]
+
+    def is_bot(self, seat: int) -> bool:
+        return bool(self.seats[seat]["kind"] == "bot")
+
+    @property
+    def state(self) -> GameState:
+        return self.game.state
+
+    def bot_to_move(self) -> int | None:
+        """The seat of the bot to move now, or None (a person's turn, the game waiting or over)."""
+        state = self.game.state
+        if state.finished or self.status != "running" or not self.is_bot(state.seat):
+            return None
+        return state.seat
+
+    def clock(self) -> ClockView | None:
+        if self.deadline is None or self.clock_key is None:
+            return None
+        return ClockView.build(
+            seat=self.clock_key[1], deadline=int(self.deadline * 1000), seconds=self.turn_seconds
+        )
+
+    def fair_entry(self) -> dict[str, str] | None:
+        """The record's fair-dice entry: the commitment, and the seed once the game is over."""
+        if self.dice_commitment is None:
+            return None
+        over = self.game.state.finished
+        return record_entry(self.dice_commitment, self.dice_seed if over else None)
+
+    def fair_dice(self) -> FairDiceView | None:
+        """The public fair-dice entry, as the messages carry it."""
+        entry = self.fair_entry()
+        return None if entry is None else FairDiceView.build(**entry)
+
+    def sync_fair_dice(self) -> None:
+        """Keep the record's `fair_dice` entry in step (the seed is added at the end)."""
+        entry = self.fair_entry()
+        if entry is not None:
+            self.game.extra[RECORD_KEY] = entry
+
+    def set_seats(self, seats: list[dict[str, Any]]) -> None:
+        """New seats (someone joined): the status and the players' names follow."""
+        self.seats = seats
+        self.status = seating.status_of(seats, self.game.state.finished)
+        state = self.game.state
+        players = [seat.get("name") or state.players[n] for n, seat in enumerate(seats)]
+        self.game.state = state._replace(players=tuple(players))
+
+    def meta(self) -> dict[str, Any]:
+        """What every message with a `status` carries besides the view."""
+        return {
+            "status": self.status,
+            "seats": self.public_seats(),
+            "clock": self.clock(),
+            "fair_dice": self.fair_dice(),
+        }

@@ -1,0 +1,539 @@
+"""The game master: the one place where intents become events.
+
+For every intent the master refuses it while the game waits for players or is over, refuses a
+stale `seq`, checks the seat, asks the engine, commits the event through the store, and only
+then updates the live game and hands the event to the broadcaster (boardgame.io's `Master`).
+Each game has a lock (a queue of concurrency one), so two intents never interleave. Bots, turn
+clocks and auto-play act through the same path as people, each intent with the seq it was
+chosen at.
+
+Several processes may serve the same games: the store's `seq` check lets only one of them
+commit each event, the bus tells the others (`follow`), which apply it to their copy and tell
+their own clients, and a process that finds itself behind catches up from the store first.
+Watchers (`watch`: the bot driver, the turn clock, a local session) look at a game after each
+change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from dicepoker.bots import make_bot
+from dicepoker.dice import DiceSource, FixedDice, SecretDice
+from dicepoker.engine import (
+    Action,
+    GameOverError,
+    GameState,
+    IllegalActionError,
+    NotationError,
+    NotYourTurnError,
+    Roll,
+    autoplay_action,
+    parse_action,
+    reason_key,
+)
+from dicepoker.engine import apply as engine_apply
+from dicepoker.fair import FairDice, commitment, new_seed
+from dicepoker.master import seats as seating
+from dicepoker.master.broadcast import Broadcaster
+from dicepoker.master.bus import LEASE_SECONDS
+from dicepoker.master.live import LiveGame, RecordingDice, Trail
+from dicepoker.master.refusal import Refusal
+from dicepoker.master.rematch import rematch_id, rematch_seats
+from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
+from dicepoker.protocol import ReactionId
+from dicepoker.record import Game
+from dicepoker.rules import Rules, RulesError, get_rules
+
+log = logging.getLogger("dicepoker.master")
+
+
+class Watcher(Protocol):
+    """Something that acts on games when they change (bots, clocks, a local session)."""
+
+    def look(self, live: LiveGame) -> None:
+        """The game changed, or may need this watcher now; never blocks."""
+
+    async def close(self) -> None:
+        """Stop for good (the master is closing)."""
+
+
+def waiting() -> Refusal:
+    return Refusal("waiting", "the game starts when every seat is taken")
+
+
+class GameMaster:
+    """Every live game of this process, and the intents that move them."""
+
+    def __init__(
+        self,
+        store: Store,
+        broadcaster: Broadcaster | None = None,
+        *,
+        dice: DiceSource | None = None,
+    ) -> None:
+        self.store = store
+        self.broadcaster = broadcaster or Broadcaster()
+        # Games derive their dice from a committed seed; a `dice` source (tests) replaces that,
+        # and its games carry no commitment. Games older than the seeds use SecretDice.
+        self.commit_dice = dice is None
+        self.dice: DiceSource = dice or SecretDice()
+        self.games: dict[str, LiveGame] = {}
+        self._watchers: list[Watcher] = []
+        self._loading: dict[str, asyncio.Lock] = {}
+        # Bus messages that arrived while their game was being loaded from the store.
+        self._early: dict[str, list[dict[str, Any]]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+        self.closing = False
+
+    def watch(self, watcher: Watcher) -> None:
+        self._watchers.append(watcher)
+
+    # --- life cycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load every unfinished game and let its bots and clocks go on."""
+        await self.broadcaster.start(self.follow, self.catch_up_all)
+        for game_id in await self.store.unfinished():
+            live = await self.load(game_id)
+            if live is not None:
+                self.look(live)
+        if self.broadcaster.shared:
+            self._sweeper = asyncio.create_task(self._sweep(), name="lease-sweeper")
+
+    async def close(self) -> None:
+        self.closing = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
+        for watcher in self._watchers:
+            await watcher.close()
+        await self.broadcaster.close()
+
+    def look(self, live: LiveGame) -> None:
+        """Let every watcher look at the game (its bots, its clock)."""
+        if self.closing:
+            return
+        for watcher in self._watchers:
+            watcher.look(live)
+
+    # --- creating and loading --------------------------------------------------------------
+
+    async def create(
+        self,
+        variant: str,
+        options: dict[str, Any],
+        seats: list[dict[str, Any]],
+        turn_seconds: int | None,
+    ) -> tuple[LiveGame, list[str | None]]:
+        """A new game; returns it and each seat's token (None for bots and open seats)."""
+        rules, clock = _rules_with_clock(variant, options, turn_seconds)
+        if not rules.min_players <= len(seats) <= rules.max_players:
+            raise Refusal(
+                "bad_seats",
+                f"{variant} is played by {rules.min_players} to {rules.max_players} players",
+            )
+        stored_seats, tokens = seating.seat_requests(seats)
+        live = await self._start_game(secrets.token_urlsafe(8), rules, stored_seats, clock)
+        return live, tokens
+
+    async def _start_game(
+        self, game_id: str, rules: Rules, seats: list[dict[str, Any]], clock: int
+    ) -> LiveGame:
+        """Store a new game of these rules and seats (ConflictError: the id is taken) and hold
+        it live; its watchers look at it."""
+        seed = new_seed() if self.commit_dice else None
+        stored = StoredGame(
+            id=game_id,
+            variant=rules.variant,
+            options=rules.option_dict,
+            seats=seats,
+            status=seating.status_of(seats, False),
+            turn_seconds=clock,
+            dice_seed=seed,
+            dice_commitment=commitment(seed) if seed is not None else None,
+            created_at=datetime.now(UTC),
+        )
+        await self.store.create_game(stored)
+        live = self._live_from(stored, [])
+        self.games[live.id] = live
+        self.look(live)
+        return live
+
+    async def rematch(self, live: LiveGame) -> tuple[LiveGame, bool]:
+        """The rematch of a finished game (dicepoker.master.rematch): made the first time it is
+        asked for, found every later time (here or in another process); returns it and whether
+        this call made it. Every connection of the finished game is offered it."""
+        if not live.game.state.finished:
+            raise Refusal("not_finished", "a rematch is made when the game is over")
+        game_id = rematch_id(live.id)
+        async with live.lock:
+            found = await self.load(game_id)
+            if found is not None:
+                live.rematch = game_id
+                return found, False
+            seats = rematch_seats(live.seats)
+            try:
+                made = await self._start_game(game_id, live.rules, seats, live.turn_seconds)
+            except ConflictError:
+                # Another process made it a moment ago.
+                again = await self.load(game_id)
+                if again is None:
+                    raise
+                live.rematch = game_id
+                return again, False
+        await self.broadcaster.rematch(live, game_id)
+        return made, True
+
+    async def known_rematch(self, live: LiveGame) -> str | None:
+        """The id of the finished game's rematch if it exists (a connection that arrives after
+        it was made is offered it too)."""
+        if live.rematch is None and live.game.state.finished:
+            game_id = rematch_id(live.id)
+            if await self.store.game(game_id) is not None:
+                live.rematch = game_id
+        return live.rematch
+
+    async def react(self, live: LiveGame, seat: int, reaction: ReactionId) -> None:
+        """A seated player's quick reaction (the caller checks the seat and the rate): for the
+        table only, never part of the game or its record."""
+        await self.broadcaster.reaction(live, seat, reaction)
+
+    def _live_from(self, row: StoredGame, events: list[StoredEvent]) -> LiveGame:
+        rules = get_rules(row.variant, row.options)
+        names = [seat.get("name") or f"Seat {n + 1}" for n, seat in enumerate(row.seats)]
+        bots = [seat.get("level") if seat["kind"] == "bot" else None for seat in row.seats]
+        game = Game(rules, names, extra={"id": row.id, "bots": bots})
+        trail: dict[int, Trail] = {}
+        for stored in events:
+            action = parse_action(stored.action)
+            if not isinstance(action, Roll):
+                trail[game.state.seat] = (game.state, action, stored.auto)
+            game.play(action, FixedDice(stored.thrown or ()), seat=stored.seat, auto=stored.auto)
+        live = LiveGame(
+            id=row.id,
+            rules=rules,
+            seats=[dict(seat) for seat in row.seats],
+            # The events were read after the row: another process may have committed more in
+            # between, and what was replayed is what this game is at.
+            status=seating.status_of(row.seats, game.state.finished),
+            game=game,
+            seq=events[-1].seq if events else 0,
+            turn_seconds=row.turn_seconds,
+            created_at=row.created_at.isoformat() if row.created_at else "",
+            last=events[-1] if events else None,
+            dice_seed=row.dice_seed,
+            dice_commitment=row.dice_commitment,
+            trail=trail,
+        )
+        live.sync_fair_dice()
+        live.bots = {
+            n: make_bot(seat["level"]) for n, seat in enumerate(row.seats) if seat["kind"] == "bot"
+        }
+        return live
+
+    async def load(self, game_id: str) -> LiveGame | None:
+        """The live game, loaded from the store (its events replayed) when not in memory."""
+        live = self.games.get(game_id)
+        if live is not None:
+            return live
+        lock = self._loading.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            live = self.games.get(game_id)
+            if live is not None:
+                return live
+            row = await self.store.game(game_id)
+            if row is None:
+                return None
+            events = await self.store.events(game_id)
+            live = self._live_from(row, events)
+            self.games[game_id] = live
+        if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
+            # An event committed after our read was announced before the game was here.
+            async with live.lock:
+                await self._catch_up(live)
+        return live
+
+    def release(self, live: LiveGame) -> None:
+        """Forget a finished game nobody here watches any more (it stays in the store)."""
+        if live.status == "finished" and not live.subscribers:
+            self.games.pop(live.id, None)
+
+    # --- seats -----------------------------------------------------------------------------
+
+    async def join(self, live: LiveGame, seat: int | None, name: str) -> tuple[int, str]:
+        """Take an open seat (the first one when `seat` is None); returns it and its token."""
+        async with live.lock:
+            free = seating.open_seats(live.seats)
+            if not free:
+                raise Refusal("no_open_seat", "every seat of this game is taken")
+            if seat is None:
+                seat = free[0]
+            if seat not in free:
+                raise Refusal("seat_taken", f"seat {seat + 1} is not open")
+            token, digest = seating.new_token()
+            seats = [dict(s) for s in live.seats]
+            seats[seat] = {"kind": "human", "name": name, "token_hash": digest}
+            status = seating.status_of(seats, live.game.state.finished)
+            if not await self.store.update_seats(live.id, seats, status, live.seats):
+                await self._catch_up(live)  # another process seated someone: learn who
+                raise Refusal("seat_taken", f"seat {seat + 1} was just taken")
+            live.set_seats(seats)
+        await self.broadcaster.seated(live)
+        self.look(live)
+        return seat, token
+
+    def seat_of(self, live: LiveGame, token: str) -> int | None:
+        """The seat a token belongs to; None when it matches none."""
+        return seating.seat_of(live.seats, token)
+
+    # --- intents ---------------------------------------------------------------------------
+
+    async def act(
+        self,
+        live: LiveGame,
+        seat: int,
+        action: Action | str,
+        expected_seq: int | None = None,
+        *,
+        auto: bool = False,
+    ) -> int:
+        """Apply one intent of `seat`; returns the new seq. Raises Refusal, changing nothing.
+
+        `expected_seq` is the seq the intent was chosen at: if the game has moved on since, the
+        intent is refused as `stale` (None: whatever the position is now).
+        """
+        if isinstance(action, str):
+            try:
+                action = parse_action(action)
+            except NotationError as exc:
+                raise Refusal("bad_move", str(exc)) from None
+        async with live.lock:
+            return await self._apply(live, seat, action, expected_seq, auto=auto)
+
+    async def _apply(
+        self, live: LiveGame, seat: int, action: Action, expected_seq: int | None, *, auto: bool
+    ) -> int:
+        if live.status == "open":
+            raise waiting()
+        if expected_seq is not None and expected_seq != live.seq:
+            raise Refusal(
+                "stale", f"the game has moved on (seq {live.seq}; your view is at {expected_seq})"
+            )
+        before = live.game.state
+        fair = FairDice(live.dice_seed).for_action(before, action) if live.dice_seed else None
+        dice = RecordingDice(fair or live.dice or self.dice)
+        try:
+            after = engine_apply(before, action, dice, seat=seat)
+        except IllegalActionError as exc:
+            said = reason_key(exc.reason)  # why, as data, for the player's language
+            extra = {} if said is None else {"reason": said[0], "params": dict(said[1])}
+            raise Refusal(exc.code, exc.reason, **extra) from None
+        stored = StoredEvent(live.seq + 1, seat, str(action), dice.thrown or None, auto)
+        status = seating.status_of(live.seats, after.finished)
+        try:
+            await self.store.append(live.id, live.seq, stored, status)
+        except ConflictError:
+            # Another process committed first: take its events, then refuse this intent.
+            await self._catch_up(live)
+            raise Refusal(
+                "stale", f"the game has moved on (seq {live.seq}); your intent was not applied"
+            ) from None
+        # Committed: now the game moves on, and everyone hears of it.
+        live.note_move(before, action, auto)
+        live.game.advance(action, after, auto=auto)
+        self._moved(live, stored, status)
+        await self.broadcaster.committed(live, stored)
+        return stored.seq
+
+    def _moved(self, live: LiveGame, stored: StoredEvent, status: str | None = None) -> None:
+        """The game (already advanced) is at event `stored`; its watchers look at it."""
+        live.seq = stored.seq
+        live.last = stored
+        live.status = status or seating.status_of(live.seats, live.game.state.finished)
+        if live.dice_commitment is not None:
+            live.sync_fair_dice()
+        self.look(live)
+
+    async def auto(self, live: LiveGame, seat: int) -> None:
+        """Play the rest of `seat`'s turn by the variant's auto-play rule (else greedily).
+
+        Refused as any intent is when the seat may not act now (`waiting`, `game_over`,
+        `not_your_turn`). Each action is chosen on the state at a seq and sent with that seq;
+        when the game moved meanwhile (the player's own intent came first), the action is
+        chosen again on the new state, so auto-play never undoes what the player did.
+        """
+        choose = _auto_chooser(live.rules)
+        turn: int | None = None
+        while True:
+            state, seq = live.game.state, live.seq
+            if turn is None:
+                refusal = _turn_refusal(live, seat)
+                if refusal is not None:
+                    raise refusal
+                turn = state.turn
+            elif state.finished or state.turn != turn or state.seat != seat:
+                return
+            try:
+                await self.act(live, seat, choose(state), seq, auto=True)
+            except Refusal as exc:
+                if exc.code != "stale":
+                    raise
+
+    async def hold(self, live: LiveGame, seat: int, seq: int, positions: list[int]) -> None:
+        """The roller's selection of dice to keep for its next roll, shown to the whole table
+        (`held`): not a move, never stored. Refused, changing nothing, unless `seat` is to move
+        (`waiting`, `game_over`, `not_your_turn`), the game is still at `seq` (`stale`), the
+        turn has a roll to come after one already made (`bad_roll`) and the positions are
+        distinct dice of the rules (`bad_move`)."""
+        refusal = _turn_refusal(live, seat)
+        if refusal is not None:
+            raise refusal
+        if seq != live.seq:
+            raise Refusal("stale", f"the game has moved on (seq {live.seq}; your view is at {seq})")
+        state = live.game.state
+        if not 0 < state.rolls < live.rules.rolls_per_turn:
+            raise Refusal("bad_roll", "no dice to hold now: roll first, or the rolls are over")
+        dice = live.rules.dice
+        if len(set(positions)) != len(positions) or any(not 0 <= p < dice for p in positions):
+            raise Refusal(
+                "bad_move", f"hold distinct positions of the {dice} dice (0 to {dice - 1})"
+            )
+        live.held = (seq, tuple(sorted(positions)))
+        await self.broadcaster.held(live)
+
+    async def events_after(self, live: LiveGame, seq: int) -> list[StoredEvent]:
+        """The committed events of the game after `seq` (what a reconnecting client missed)."""
+        return await self.store.events(live.id, after=seq)
+
+    # --- other processes ---------------------------------------------------------------------
+
+    async def follow(self, game_id: str, message: dict[str, Any]) -> None:
+        """Another process committed an event of (or seated someone in) `game_id`."""
+        live = self.games.get(game_id)
+        if live is None:
+            lock = self._loading.get(game_id)
+            if lock is not None and lock.locked():
+                self._early.setdefault(game_id, []).append(message)
+            return
+        kind = message.get("kind")
+        if kind == "released":
+            self.look(live)  # its bots' driver stopped: take them over now
+            return
+        if kind == "reaction":
+            told = message.get("told")
+            if isinstance(told, str) and live.subscribers:
+                self.broadcaster.send(live, told)
+            return
+        if kind == "rematch":
+            made = message.get("game")
+            if isinstance(made, str) and made == rematch_id(live.id):
+                self.broadcaster.offer_rematch(live, made)
+            return
+        if kind == "held":
+            self._followed_hold(live, message)
+            return
+        async with live.lock:
+            if message.get("kind") == "event":
+                seq = message.get("seq")
+                if not isinstance(seq, int) or seq <= live.seq:
+                    return  # already here (we caught up from the store first)
+                if seq == live.seq + 1:
+                    stored = StoredEvent(
+                        seq,
+                        int(message["seat"]),
+                        str(message["action"]),
+                        message.get("thrown"),
+                        bool(message.get("auto")),
+                    )
+                    told = message.get("told")
+                    self._replay(live, stored, told if isinstance(told, str) else None)
+                    return
+            await self._catch_up(live)
+
+    def _followed_hold(self, live: LiveGame, message: dict[str, Any]) -> None:
+        """Another process's player changed the dice they hold: news only at the same seq."""
+        seq, held, told = message.get("seq"), message.get("held"), message.get("told")
+        if seq != live.seq or not isinstance(held, list) or not isinstance(told, str):
+            return  # an event came between (it resets the selection), or not ours to read
+        live.held = (live.seq, tuple(int(position) for position in held))
+        self.broadcaster.send(live, told)
+
+    def _replay(self, live: LiveGame, stored: StoredEvent, told: str | None = None) -> None:
+        """Apply an event another process committed, and tell our subscribers."""
+        action = parse_action(stored.action)
+        dice = FixedDice(stored.thrown or ())
+        live.note_move(live.game.state, action, stored.auto)
+        live.game.play(action, dice, seat=stored.seat, auto=stored.auto)
+        self._moved(live, stored)
+        self.broadcaster.followed(live, stored, told)
+
+    async def _catch_up(self, live: LiveGame) -> None:
+        """Bring the live game to what the store holds (call with the game's lock held)."""
+        row = await self.store.game(live.id)
+        if row is None:
+            return
+        if row.seats != live.seats:
+            live.set_seats([dict(seat) for seat in row.seats])
+            self.broadcaster.seats_changed(live)
+        for stored in await self.store.events(live.id, after=live.seq):
+            self._replay(live, stored)
+        self.look(live)
+
+    async def catch_up_all(self) -> None:
+        """After the bus was down a while: every game may have missed messages."""
+        for live in list(self.games.values()):
+            async with live.lock:
+                await self._catch_up(live)
+
+    async def _sweep(self) -> None:
+        """Take over the bots and clocks of games whose lease holder stopped renewing it."""
+        while not self.closing:
+            await asyncio.sleep(LEASE_SECONDS / 2)
+            for live in list(self.games.values()):
+                self.look(live)
+
+
+def _rules_with_clock(
+    variant: str, options: dict[str, Any], turn_seconds: int | None
+) -> tuple[Rules, int]:
+    """A new game's rules and turn clock. A variant with a clock of its own (its rules say what
+    running out does) takes the request's turn_seconds, else the option, else its online
+    default; any other variant's clock is the request's."""
+    options = dict(options)
+    try:
+        policy = get_rules(variant).clock
+        if policy is not None:
+            clock = turn_seconds if turn_seconds is not None else options.get(policy.option)
+            options[policy.option] = policy.online_default if clock is None else clock
+        rules = get_rules(variant, options)
+    except RulesError as exc:
+        raise Refusal("bad_options", str(exc)) from None
+    return rules, rules.turn_seconds if policy is not None else int(turn_seconds or 0)
+
+
+def _turn_refusal(live: LiveGame, seat: int) -> Refusal | None:
+    """Why `seat` may not act now, as the engine refuses any intent (None: it may)."""
+    state = live.game.state
+    if live.status == "open":
+        return waiting()
+    problem: IllegalActionError
+    if state.finished:
+        problem = GameOverError("the game is over")
+    elif seat != state.seat:
+        problem = NotYourTurnError(f"it is {state.players[state.seat]}'s turn, not seat {seat}'s")
+    else:
+        return None
+    return Refusal(problem.code, problem.reason)
+
+
+def _auto_chooser(rules: Rules) -> Callable[[GameState], Action]:
+    """How auto-play chooses: the variant's auto-play rule, or a greedy bot where it has none."""
+    if rules.autoplay is not None:
+        return autoplay_action
+    return make_bot("greedy").choose

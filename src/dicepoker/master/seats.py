@@ -1,0 +1,93 @@
+"""Who sits where, and who may act for a seat: the seat check.
+
+A seat is `{"kind": "human" | "bot", "name", "level", "token_hash"}`. A person's seat is taken
+with a random token that only its taker receives; the store keeps the token's SHA-256, and a
+token is checked against it in constant time. A human seat without a name is open: the game
+waits (`open`) until every seat is taken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dicepoker.bots import LEVELS
+from dicepoker.master.refusal import Refusal
+
+DEFAULT_LEVEL = "greedy"
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh seat token (192 random bits) and the hash that is stored."""
+    token = secrets.token_urlsafe(24)
+    return token, hash_token(token)
+
+
+def status_of(seats: Sequence[Mapping[str, Any]], finished: bool) -> str:
+    """`finished`, `open` (a human seat is not taken yet) or `running`."""
+    if finished:
+        return "finished"
+    if any(seat["kind"] == "human" and seat.get("name") is None for seat in seats):
+        return "open"
+    return "running"
+
+
+def open_seats(seats: Sequence[Mapping[str, Any]]) -> list[int]:
+    return [n for n, s in enumerate(seats) if s["kind"] == "human" and s.get("name") is None]
+
+
+def seat_of(seats: Sequence[Mapping[str, Any]], token: str) -> int | None:
+    """The seat `token` belongs to, compared in constant time; None when it matches none."""
+    digest = hash_token(token)
+    found = None
+    for n, seat in enumerate(seats):
+        stored = seat.get("token_hash")
+        if stored and hmac.compare_digest(stored, digest):
+            found = n
+    return found
+
+
+def public_seats(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The seats as everyone may see them (no token hash)."""
+    return [
+        {
+            "seat": n,
+            "kind": seat["kind"],
+            "name": seat.get("name"),
+            "level": seat.get("level"),
+            "taken": seat["kind"] == "bot" or seat.get("name") is not None,
+        }
+        for n, seat in enumerate(seats)
+    ]
+
+
+def seat_requests(
+    requests: Sequence[Mapping[str, Any]],
+) -> tuple[list[dict[str, Any]], list[str | None]]:
+    """The seats to store for a new game's requested ones, and the token of each (None for
+    bots and open seats). A bot seat is named after its level when no name is given."""
+    seats: list[dict[str, Any]] = []
+    tokens: list[str | None] = []
+    for n, request in enumerate(requests):
+        if request["kind"] == "bot":
+            level = request.get("level") or DEFAULT_LEVEL
+            if level not in LEVELS:
+                raise Refusal("bad_seats", f"unknown bot level {level!r}")
+            name = request.get("name") or f"{level.capitalize()} {n + 1}"
+            seats.append({"kind": "bot", "name": name, "level": level})
+            tokens.append(None)
+        elif request.get("name"):
+            token, digest = new_token()
+            seats.append({"kind": "human", "name": request["name"], "token_hash": digest})
+            tokens.append(token)
+        else:
+            seats.append({"kind": "human", "name": None})
+            tokens.append(None)
+    return seats, tokens

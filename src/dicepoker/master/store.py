@@ -1,0 +1,78 @@
+"""What the master needs from storage: games, their numbered event log, and one rule.
+
+The rule: event n + 1 of a game is committed only by a writer that saw the game at n
+(`append(..., expected_seq=n, ...)`); any other writer gets `ConflictError`. A game's state is
+never stored as such: it is the replay of its events through the engine. `MemoryStore`
+(dicepoker.master.memory) keeps this in memory; the web app's SQL store
+(dicepoker.server.store) in SQLite or PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+
+class ConflictError(RuntimeError):
+    """Somebody else committed the game's next event first."""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One committed event: a roll (with the faces thrown), a move, or a forfeit."""
+
+    seq: int
+    seat: int
+    action: str
+    thrown: list[int] | None
+    auto: bool
+
+
+@dataclass
+class StoredGame:
+    """A game as stored: everything but its events. Seats are `{kind, name, level,
+    token_hash}` (a token's hash, never the token)."""
+
+    id: str
+    variant: str
+    options: dict[str, Any]
+    seats: list[dict[str, Any]]
+    status: str  # open, running, finished
+    seq: int = 0
+    turn_seconds: int = 0
+    # Fair dice (docs/fair-dice.md): the secret seed and its public commitment (None: no seed).
+    dice_seed: str | None = field(default=None, repr=False)
+    dice_commitment: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class Store(Protocol):
+    """Storage behind the master (the SQL store of the web app, or `MemoryStore`)."""
+
+    async def create_game(self, game: StoredGame) -> None:
+        """Store a new game, or raise ConflictError when its id is taken."""
+        ...
+
+    async def game(self, game_id: str) -> StoredGame | None: ...
+
+    async def events(self, game_id: str, after: int = 0) -> list[StoredEvent]:
+        """The game's events after seq `after`, in order."""
+        ...
+
+    async def append(
+        self, game_id: str, expected_seq: int, stored: StoredEvent, status: str
+    ) -> None:
+        """Commit event `expected_seq + 1` and the game's new status, or raise ConflictError."""
+        ...
+
+    async def update_seats(
+        self, game_id: str, seats: list[dict[str, Any]], status: str, expected: list[Any]
+    ) -> bool:
+        """Replace the seats if they are still `expected` (so two joins cannot take one seat)."""
+        ...
+
+    async def unfinished(self) -> list[str]:
+        """The ids of every game not finished (a starting process takes them over)."""
+        ...

@@ -1,0 +1,292 @@
+"""The WebSocket protocol `dicepoker.v1` (docs/api.md): every message, both directions.
+
+Server to client, one union on `type` (`ServerMessage`): `welcome`, `event`, `sync`, `seats`,
+`held`, `error`, `pong`, `resync`, `rematch`, `reaction`. Client to server (`ClientMessage`):
+`act`, `auto`, `keep`, `sync`, `ping`, `react`, read by `parse_client_message`, the one place a
+client's text becomes a message: strict JSON (no duplicate keys), strict types (`"seq": true` and
+`"seq": "0"` are not numbers), no unknown keys, at most `MAX_MESSAGE_BYTES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter, ValidationError, WithJsonSchema
+
+from dicepoker.protocol.base import Absent, Strict, Tagged, Wire, absent
+from dicepoker.protocol.jsontext import JSONTextError, strict_loads
+from dicepoker.protocol.pace import React, ReactionMessage, RematchMessage
+from dicepoker.protocol.refusals import CODES
+from dicepoker.protocol.view import GameView
+
+MAX_MESSAGE_BYTES = 4096
+MAX_SEQ = 2**31 - 1  # event numbers are 32-bit integers in the database
+MAX_MESSAGE_DEPTH = 4  # a client's messages are flat objects
+MAX_DICE = 16  # a `keep` names at most this many positions (the rules check the real number)
+
+# The WebSocket subprotocol clients offer, and how they send a seat's token beside it (in the
+# `Sec-WebSocket-Protocol` header, which proxies do not log the way they log URLs).
+SUBPROTOCOL = "dicepoker.v1"
+TOKEN_PREFIX = "token."
+
+
+def socket_protocols(token: str | None) -> list[str]:
+    """The subprotocols a client offers: ours, and its seat's token if it has one."""
+    return [SUBPROTOCOL] + ([TOKEN_PREFIX + token] if token else [])
+
+
+def token_of(offered: list[str]) -> str | None:
+    """The seat token a client offered among its subprotocols, if any."""
+    for protocol in offered:
+        if protocol.startswith(TOKEN_PREFIX):
+            return protocol.removeprefix(TOKEN_PREFIX) or None
+    return None
+
+
+# --- what the messages carry besides the view ------------------------------------------------
+
+Status = Literal["open", "running", "finished"]
+
+
+class SeatView(Wire):
+    """A seat as everyone may see it (never its token)."""
+
+    seat: int
+    kind: Literal["human", "bot"]
+    name: str | None = Field(description="null: an open seat")
+    level: str | None = Field(description="a bot's level, else null")
+    taken: bool
+
+
+class ClockView(Wire):
+    """The turn clock while it runs: whose turn and when it runs out."""
+
+    seat: int
+    deadline: int = Field(description="milliseconds since the epoch")
+    seconds: int
+
+
+class FairDiceView(Wire):
+    """The game's commitment to its secret dice seed; the seed once the game is over."""
+
+    scheme: str
+    commitment: str
+    seed: str | Absent = absent("the seed, once the game is over")
+
+
+class EventEntry(Wire):
+    """An event missed while away (in `sync`)."""
+
+    seq: int
+    seat: int
+    action: str
+
+
+# --- server -> client ------------------------------------------------------------------------
+
+
+class WelcomeMessage(Tagged):
+    """Sent on connect. `seat` is null for a spectator."""
+
+    type: Literal["welcome"] = "welcome"
+    seat: int | None
+    seq: int
+    status: Status
+    seats: list[SeatView]
+    clock: ClockView | None
+    fair_dice: FairDiceView | None
+    state: GameView
+
+
+class EventMessage(Tagged):
+    """One accepted action, after it was committed; `state` is the full view after it."""
+
+    type: Literal["event"] = "event"
+    seq: int
+    seat: int
+    action: str
+    auto: bool
+    status: Status
+    seats: list[SeatView]
+    clock: ClockView | None
+    fair_dice: FairDiceView | None
+    state: GameView
+
+
+class SyncMessage(Tagged):
+    """The answer to `sync`: the events after the client's `last_seq`, and the state now."""
+
+    type: Literal["sync"] = "sync"
+    seq: int
+    events: list[EventEntry]
+    status: Status
+    seats: list[SeatView]
+    clock: ClockView | None
+    fair_dice: FairDiceView | None
+    state: GameView
+
+
+class SeatsMessage(Tagged):
+    """Someone took an open seat (`state.players` has their name)."""
+
+    type: Literal["seats"] = "seats"
+    status: Status
+    seats: list[SeatView]
+    clock: ClockView | None
+    fair_dice: FairDiceView | None
+    state: GameView
+
+
+def _code_schema(socket: bool) -> dict[str, Any]:
+    return {
+        "type": "string",
+        "description": "a stable code (an unknown one may come: show `message`)",
+        "anyOf": [
+            {"const": code, "description": known.meaning}
+            for code, known in CODES.items()
+            if known.socket or not socket
+        ]
+        + [{"type": "string"}],
+    }
+
+
+class ErrorMessage(Tagged):
+    """An intent or message was refused; nothing changed. `ref` echoes the intent's `ref`."""
+
+    type: Literal["error"] = "error"
+    code: Annotated[str, WithJsonSchema(_code_schema(socket=True))]
+    message: str
+    ref: str | Absent = absent("the intent's `ref`, when it had one")
+    reason: str | Absent = absent(
+        "where the engine said why as data: the catalogs' `reason.{reason}` says it in a"
+        " player's language"
+    )
+    params: dict[str, str | int] | Absent = absent("the values the reason names (row ids as ids)")
+
+
+class HeldMessage(Tagged):
+    """The dice the player to move holds now for the next roll (their `keep` selection), for
+    everyone at the table; news only while the game is at `seq` (not a move, never stored)."""
+
+    type: Literal["held"] = "held"
+    seq: int
+    seat: int
+    held: list[int] = Field(description="positions of the dice, lowest first")
+
+
+class PongMessage(Tagged):
+    type: Literal["pong"] = "pong"
+
+
+class ResyncMessage(Tagged):
+    """The client fell too far behind: it should send `sync` with its last seq."""
+
+    type: Literal["resync"] = "resync"
+
+
+ServerMessage = Annotated[
+    WelcomeMessage
+    | EventMessage
+    | SyncMessage
+    | SeatsMessage
+    | HeldMessage
+    | ErrorMessage
+    | PongMessage
+    | ResyncMessage
+    | RematchMessage
+    | ReactionMessage,
+    Field(discriminator="type"),
+]
+server_message: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+def error(
+    code: str,
+    message: str,
+    ref: str | None = None,
+    reason: tuple[str, Mapping[str, str | int]] | None = None,
+) -> ErrorMessage:
+    """A refusal for one client (`ref` only when the intent had one; `reason`: the engine's key
+    and parameters of why, when it said it as data)."""
+    fields: dict[str, Any] = {"code": code, "message": message}
+    if ref is not None:
+        fields["ref"] = ref
+    if reason is not None:
+        fields["reason"], fields["params"] = reason[0], dict(reason[1])
+    return ErrorMessage.build(**fields)
+
+
+# --- client -> server ------------------------------------------------------------------------
+
+
+class Act(Strict):
+    """An intent for the client's seat. `seq`: the last seq the client saw (else `stale`)."""
+
+    type: Literal["act"]
+    action: str = Field(max_length=64)
+    seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
+    ref: str | None = Field(default=None, max_length=64)
+
+
+class Auto(Strict):
+    """Play my turn by auto-play (where the rules offer it: `rules.autoplay`)."""
+
+    type: Literal["auto"]
+    ref: str | None = Field(default=None, max_length=64)
+
+
+class Sync(Strict):
+    """After a reconnection: ask for what was missed."""
+
+    type: Literal["sync"]
+    last_seq: int = Field(ge=0, le=MAX_SEQ)
+
+
+class Keep(Strict):
+    """The dice I hold now for my next roll (my selection, as I tap them): shown to the table
+    (`held`), not a move. `seq`: the last seq the client saw (else `stale`)."""
+
+    type: Literal["keep"]
+    seq: int = Field(ge=0, le=MAX_SEQ)
+    keep: list[Annotated[int, Field(ge=0, le=MAX_DICE - 1)]] = Field(max_length=MAX_DICE)
+    ref: str | None = Field(default=None, max_length=64)
+
+
+class Ping(Strict):
+    type: Literal["ping"]
+
+
+AnyClientMessage = Act | Auto | Keep | Sync | Ping | React
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
+client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(ClientMessage)
+
+
+def parse_client_message(text: str) -> AnyClientMessage | ErrorMessage:
+    """A client's message text as its message, or the refusal to send back (`too_large`,
+    `bad_message` with a short reason: where and what, never the whole value)."""
+    if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8", "surrogatepass")) > (
+        MAX_MESSAGE_BYTES
+    ):
+        return error("too_large", "message too large")
+    try:
+        data = strict_loads(text, max_depth=MAX_MESSAGE_DEPTH)
+    except JSONTextError as exc:
+        return error("bad_message", f"not a valid message: {exc}"[:200])
+    if not isinstance(data, dict):
+        return error("bad_message", "not a valid message: a message is a JSON object")
+    try:
+        return client_message.validate_python(data, strict=True)
+    except ValidationError as exc:
+        return error("bad_message", f"not a valid message: {_problem(exc)}")
+
+
+def _problem(exc: ValidationError) -> str:
+    problems = exc.errors(include_url=False, include_input=False)
+    if not problems:
+        return "invalid"
+    first = problems[0]
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found", "model_type"):
+        return "'type' is act, auto, keep, sync, ping or react"
+    where = ".".join(str(part) for part in first["loc"][1:])[:40]
+    return f"{where}: {first['msg']}"[:160] if where else first["msg"][:160]

@@ -1,0 +1,319 @@
+"""The REST API's bodies (docs/api.md): what each route takes and answers, and the error shape.
+
+Requests are read by FastAPI with these models; answers are built by the server from them, so
+`response_model` and the OpenAPI document say exactly what is sent.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, JsonValue, WithJsonSchema, field_validator
+
+from dicepoker.protocol.base import Absent, Strict, Wire, absent
+from dicepoker.protocol.messages import ClockView, FairDiceView, SeatView, Status
+from dicepoker.protocol.record import Record
+from dicepoker.protocol.refusals import CODES
+from dicepoker.protocol.view import GameView, RulesView
+
+MAX_NAME = 40
+
+
+def clean_name(value: str | None) -> str | None:
+    """Names are plain text: trimmed, control characters removed, at most MAX_NAME characters."""
+    if value is None:
+        return None
+    text = "".join(ch for ch in value if ch.isprintable()).strip()
+    return text[:MAX_NAME] or None
+
+
+# --- requests --------------------------------------------------------------------------------
+
+
+class SeatSpec(Strict):
+    kind: Literal["human", "bot"]
+    name: str | None = None
+    level: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, value: str | None) -> str | None:
+        return clean_name(value)
+
+
+class CreateGame(Strict):
+    variant: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    seats: list[SeatSpec] = Field(min_length=1, max_length=8)
+    turn_seconds: int | None = Field(default=None, ge=0, le=3600)
+
+
+class JoinGame(Strict):
+    seat: int | None = Field(default=None, ge=0, le=7)
+    name: str
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        cleaned = clean_name(value)
+        if cleaned is None:
+            raise ValueError("a name is needed to take a seat")
+        return cleaned
+
+
+# --- answers ---------------------------------------------------------------------------------
+
+
+class CreatedSeat(SeatView):
+    """A seat of a new game, with its token: only for a named person's seat, else null."""
+
+    token: str | None
+
+
+class GameCreated(Wire):
+    """`POST /api/games` (201)."""
+
+    id: str
+    url: str
+    seats: list[CreatedSeat]
+
+
+class SeatTaken(Wire):
+    """`POST /api/games/{id}/join`."""
+
+    seat: int
+    token: str
+
+
+class GameInfo(Wire):
+    """`GET /api/games/{id}`: the public state."""
+
+    id: str
+    seq: int
+    created_at: str
+    turn_seconds: int
+    status: Status
+    seats: list[SeatView]
+    clock: ClockView | None
+    fair_dice: FairDiceView | None
+    state: GameView
+
+
+class GameListEntry(Wire):
+    id: str
+    variant: str
+    options: dict[str, JsonValue]
+    status: Status
+    seq: int
+    players: list[str | None] = Field(description="names in seat order; null: an open seat")
+    created_at: str | None
+    updated_at: str | None
+
+
+class GameList(Wire):
+    """`GET /api/games`: newest first."""
+
+    games: list[GameListEntry]
+
+
+class Position(Wire):
+    """`GET /api/{games|records}/{id}/position?turn=T&roll=R`: the view after `turn` complete
+    turns and `roll` rolls of the next (both clamped to the record)."""
+
+    turn: int
+    roll: int
+    turns: int = Field(description="the number of turns in the record")
+    rolls: int = Field(description="the rolls of turn `turn + 1`")
+    move: str | None = Field(description="the move of turn `turn + 1`, if any")
+    players: list[str]
+    seats: list[int] = Field(description="the seat that played each turn of the record, in order")
+    state: GameView
+
+
+class AdviceOption(Wire):
+    """An option with the mover's expected final score after it; `worth` (what the expert
+    ranks by) and `win` (its chance of winning, 0 to 1) where the advisor has them."""
+
+    action: str
+    value: float
+    win: float | Absent = absent("the chance of winning after it, 0 to 1")
+    worth: float | Absent = absent("what the expert ranks by")
+
+
+class Advice(Wire):
+    """The advisor's values for the player to move (`dicepoker.advisor.Advice.as_json`)."""
+
+    seat: int
+    method: Literal["solver", "expectimax"]
+    best: AdviceOption
+    options: list[AdviceOption]
+
+
+class GameAdvice(Advice):
+    """`GET /api/games/{id}/advice`: the advice at event `seq`."""
+
+    seq: int
+
+
+class Decision(Wire):
+    turn: int
+    seat: int
+    action: str
+    best: str
+    value: float
+    best_value: float
+    loss: float
+
+
+class PlayerAnalysis(Wire):
+    seat: int
+    name: str
+    decisions: int
+    mistakes: int
+    expected_loss: float
+    mean_loss: float
+    worst: list[Decision]
+
+
+class Analysis(Wire):
+    """`GET /api/{games|records}/{id}/analysis` (`dicepoker.advisor.analyse(...).as_json()`)."""
+
+    variant: str
+    method: str
+    players: list[PlayerAnalysis]
+    decisions: list[Decision]
+
+
+class DiceCheck(Wire):
+    """`GET /api/{games|records}/{id}/verify` (`dicepoker.fair.verify_record(...).as_json()`)."""
+
+    ok: bool
+    reason: (
+        Literal[
+            "bad_record",
+            "no_fair_dice",
+            "unknown_scheme",
+            "bad_commitment",
+            "no_seed",
+            "bad_seed",
+            "commitment_mismatch",
+            "dice_differ",
+        ]
+        | None
+    )
+    message: str
+    scheme: str
+    commitment: str | None
+    seed: str | None
+    rolls: int
+    dice: int
+    turn: int | None
+    roll: int | None
+    position: int | None
+    expected: list[int] | None
+
+
+class RecordStored(Wire):
+    """`POST /api/records` (201)."""
+
+    id: str
+    url: str
+
+
+class OptionInfo(Wire):
+    name: str
+    type: Literal["int", "bool"]
+    default: bool | int | None
+    minimum: int | None
+    maximum: int | None
+    help: str
+
+
+class VariantInfo(Wire):
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: list[OptionInfo]
+    rules: RulesView = Field(description="the rules of the default options")
+
+
+class VariantList(Wire):
+    """`GET /api/variants`."""
+
+    levels: list[str]
+    variants: list[VariantInfo]
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def _http_code_schema() -> dict[str, Any]:
+    return {
+        "type": "string",
+        "anyOf": [{"const": code, "description": known.meaning} for code, known in CODES.items()]
+        + [{"type": "string"}],
+    }
+
+
+class ErrorBody(Wire):
+    """A refusal: a stable `code`, a short `message` (English); `turn` (1-based) for a record's
+    bad turn; `reason` and `params` where the engine said why as data, so that a page can say it
+    in its own language (the catalog's `reason.{reason}`, row ids in `params` as ids)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    code: Annotated[str, WithJsonSchema(_http_code_schema())]
+    message: str
+    turn: int | Absent = absent("a record's first bad turn (1-based)")
+    reason: str | Absent = absent("why, as a key: not_made, no_die, reserve_short, ...")
+    params: dict[str, str | int] | Absent = absent("the values the reason names (row ids as ids)")
+
+
+class ErrorResponse(Wire):
+    """Every error answer of the API: `{"error": {"code", "message", ...}}`."""
+
+    error: ErrorBody
+
+
+#: The error answers of the API and when each comes (docs/api.md).
+ERROR_STATUSES: dict[int, str] = {
+    400: "bad input: a body or parameter of the wrong shape (`bad_request`)",
+    403: "no seat token (`spectator`), or one that holds no seat of the game (`bad_token`)",
+    404: "no such game, record or page (`not_found`)",
+    409: "a conflict: the seat is taken, the game is over or not finished yet (`not_finished`)",
+    413: "the body is too large (`too_large`)",
+    422: "invalid options, seats or record (`bad_options`, `bad_seats`, `bad_record` with `turn`)",
+    429: "rate limited (`rate_limited`, with a Retry-After header)",
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """FastAPI's `responses=` for a route's error answers, all in the shape `ErrorResponse`."""
+    return {
+        status: {"model": ErrorResponse, "description": ERROR_STATUSES[status]}
+        for status in statuses
+    }
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {key: _inline(value, defs) for key, value in node.items() if key != "$defs"}
+    if isinstance(node, list):
+        return [_inline(value, defs) for value in node]
+    return node
+
+
+def record_body() -> dict[str, Any]:
+    """FastAPI's `openapi_extra` for `POST /api/records`: the body is a `Record` (read by the
+    route itself, strictly, so FastAPI does not parse it), its schema written out in full."""
+    schema = Record.model_json_schema()
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": _inline(schema, schema.get("$defs", {}))}},
+        }
+    }

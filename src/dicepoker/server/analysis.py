@@ -1,0 +1,93 @@
+"""The CPU-heavy answers of the API: the advisor, game analyses, and positions of a record.
+
+They run in a worker thread. A finished game's or a stored record's analysis never changes: it
+is computed once and kept a while (`AnalysisCache`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import OrderedDict
+from typing import Any
+
+from dicepoker.engine import Action, GameState, Roll
+from dicepoker.master import Refusal
+from dicepoker.protocol import Position
+from dicepoker.record import RecordError, replay
+from dicepoker.view import game_view
+
+ANALYSES_KEPT = 256  # finished games' and records' analyses kept in memory
+
+
+class AnalysisCache:
+    """Analyses of records, the last `size` of them kept by key (None: never kept)."""
+
+    def __init__(self, size: int = ANALYSES_KEPT) -> None:
+        self.size = size
+        self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    async def analysis(self, key: str | None, record: dict[str, Any]) -> dict[str, Any]:
+        if key is not None and key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        result = await asyncio.to_thread(analyse, record)
+        if key is not None:
+            self._kept[key] = result
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return result
+
+
+def advise(state: GameState) -> dict[str, Any]:
+    from dicepoker.advisor import advise as advisor
+
+    return advisor(state).as_json()
+
+
+def analyse(record: dict[str, Any]) -> dict[str, Any]:
+    from dicepoker.advisor import analyse as analyser
+
+    try:
+        return analyser(record).as_json()
+    except RecordError as exc:
+        raise Refusal("bad_record", str(exc)) from None
+
+
+def turn_seats(record: dict[str, Any]) -> list[int]:
+    """The seat that played each turn of a record (the engine says whose turn it is: seats take
+    turns in order, a forfeited player's turns are skipped, a tie-break has its own order)."""
+    seats: list[int] = []
+
+    def observe(state: GameState, action: Action) -> None:
+        if not isinstance(action, Roll):
+            seats.append(state.seat)
+
+    with contextlib.suppress(RecordError):  # the turns before a bad one are still known
+        replay(record, observe)
+    return seats
+
+
+def position(record: dict[str, Any], turn: int, roll: int) -> Position:
+    """The view after `turn` complete turns of a record and `roll` rolls of the next one."""
+    turns = record.get("turns") or []
+    turn = max(0, min(turn, len(turns)))
+    rolls_next = len(turns[turn].get("rolls") or []) if turn < len(turns) else 0
+    roll = max(0, min(roll, rolls_next))
+    partial = {**record, "turns": turns[:turn]}
+    if roll:
+        partial["turns"] = [*turns[:turn], {"rolls": turns[turn]["rolls"][:roll]}]
+    try:
+        game = replay(partial)
+    except RecordError as exc:
+        raise Refusal("bad_record", str(exc)) from None
+    return Position.build(
+        turn=turn,
+        roll=roll,
+        turns=len(turns),
+        rolls=rolls_next,
+        move=turns[turn].get("move") if turn < len(turns) else None,
+        players=list(game.state.players),
+        seats=turn_seats(record),
+        state=game_view(game.state),
+    )

@@ -1,0 +1,152 @@
+"""The WebSocket of a game (docs/api.md): who connects, what they send, what they are told.
+
+One connection has one reader (this route's loop) and one writer (`_pump`), which sends what the
+broadcaster and the reader queue for it, in order. Replies go to this connection only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from dicepoker import protocol
+from dicepoker.master import LiveGame, Refusal, messages
+from dicepoker.master.broadcast import reply
+from dicepoker.server.security import CLOSE_RATE_LIMITED, SocketLimiter, Verdict
+from dicepoker.server.services import Services, socket_services
+
+log = logging.getLogger("dicepoker.server")
+
+router = APIRouter()
+
+
+@router.websocket("/ws/games/{game_id}")
+async def game_socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+    app = socket_services(websocket)
+    origin = websocket.headers.get("origin")
+    if origin and urlsplit(origin).netloc != websocket.headers.get("host"):
+        await websocket.close(code=protocol.CLOSE_FORBIDDEN, reason="origin not allowed")
+        return
+    live = await app.master.load(game_id)
+    if live is None:
+        await websocket.close(code=protocol.CLOSE_NOT_FOUND, reason="no such game")
+        return
+    # The token travels in the Sec-WebSocket-Protocol header (the web and terminal clients),
+    # or in the query (`?token=`, kept for simple clients).
+    offered = [str(p) for p in websocket.scope.get("subprotocols") or []]
+    token = protocol.token_of(offered) or token
+    seat = None
+    if token:
+        seat = app.master.seat_of(live, token)
+        if seat is None:
+            await websocket.close(code=protocol.CLOSE_FORBIDDEN, reason="wrong token")
+            return
+    # Echo our subprotocol when offered (a browser drops a socket whose offer goes unanswered),
+    # never the token.
+    chosen = protocol.SUBPROTOCOL if protocol.SUBPROTOCOL in offered else None
+    await websocket.accept(subprotocol=chosen)
+    broadcaster = app.master.broadcaster
+    queue = broadcaster.subscribe(live, (seat, token) if seat is not None and token else None)
+    queue.put_nowait(messages.welcome(live, seat).to_json())
+    rematch = await app.master.known_rematch(live)
+    if rematch is not None:  # arrived after the rematch was made: offered it too
+        queue.put_nowait(messages.rematch(rematch, seat, token).to_json())
+    writer = asyncio.create_task(_pump(queue, websocket))
+    try:
+        await _read(websocket, app, live, seat, queue, writer)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        writer.cancel()
+        broadcaster.unsubscribe(live, queue)
+        app.master.release(live)
+
+
+async def _read(
+    websocket: WebSocket,
+    app: Services,
+    live: LiveGame,
+    seat: int | None,
+    queue: asyncio.Queue[str],
+    writer: asyncio.Task[None],
+) -> None:
+    """Answer the connection's messages until it closes (or floods and is closed)."""
+    limiter = SocketLimiter(app.settings.ws_rate, app.settings.ws_burst)
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        verdict = limiter.check()
+        if verdict is Verdict.CLOSE:
+            writer.cancel()
+            await websocket.close(CLOSE_RATE_LIMITED, "too many messages")
+            return
+        text = message.get("text")
+        answer: protocol.Wire | None
+        if verdict is Verdict.REFUSE:
+            answer = messages.refused("rate_limited", "too many messages: slow down")
+        elif text is None:
+            answer = messages.refused("bad_message", "messages are JSON text")
+        else:
+            try:
+                answer = await _handle(app, live, seat, text)
+            except Exception:
+                log.exception("internal error in game %s", live.id)
+                answer = messages.refused("internal", "something went wrong on the server")
+        if answer is not None:
+            reply(queue, answer.to_json())
+
+
+async def _pump(queue: asyncio.Queue[str], websocket: WebSocket) -> None:
+    """The connection's only writer: sends what the broadcaster and the reader queue, in order."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while websocket.application_state == WebSocketState.CONNECTED:
+            await websocket.send_text(await queue.get())
+
+
+async def _handle(
+    app: Services, live: LiveGame, seat: int | None, text: str
+) -> protocol.Wire | None:
+    """Answer one client message; returns the reply for this client only (None if none). The
+    message is read strictly (`protocol.parse_client_message`: size, duplicate keys, types)."""
+    message = protocol.parse_client_message(text)
+    if isinstance(message, protocol.ErrorMessage):
+        return message
+    if isinstance(message, protocol.Ping):
+        return messages.PONG
+    if isinstance(message, protocol.Sync):
+        events = await app.master.events_after(live, message.last_seq)
+        return messages.sync(live, events)
+    if isinstance(message, protocol.React):
+        return await _react(app, live, seat, message.reaction)
+    ref = message.ref
+    if seat is None:
+        return messages.refused("spectator", "spectators cannot play", ref)
+    try:
+        if isinstance(message, protocol.Keep):
+            await app.master.hold(live, seat, message.seq, message.keep)
+        elif isinstance(message, protocol.Auto):
+            await app.master.auto(live, seat)
+        else:
+            await app.master.act(live, seat, message.action, message.seq)
+    except Refusal as exc:
+        return messages.refused(exc.code, exc.message, ref, exc.extra)
+    return None
+
+
+async def _react(
+    app: Services, live: LiveGame, seat: int | None, reaction: protocol.ReactionId
+) -> protocol.Wire | None:
+    """A quick reaction: seated players only, a few at a time per seat (one bucket per game
+    seat, however many connections it has)."""
+    if seat is None:
+        return messages.refused("spectator", "spectators cannot send reactions")
+    if app.reacting.check(f"{live.id}:{seat}") is not None:
+        return messages.refused("rate_limited", "too many reactions: wait a moment")
+    await app.master.react(live, seat, reaction)
+    return None

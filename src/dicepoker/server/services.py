@@ -1,0 +1,126 @@
+"""What the routes of one web app share: its store, its game master and the master's helpers
+(bot driver, turn clock), its rate limiters and its analysis cache.
+
+`Services.build` wires the master to the SQL store, the Redis bus (or the local one) and the bot
+worker pool; the routes reach them through the dependencies below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fastapi import Depends, Request, WebSocket
+
+from dicepoker.engine import Action, GameState
+from dicepoker.master import (
+    BotDriver,
+    Broadcaster,
+    GameMaster,
+    InThread,
+    LiveGame,
+    Refusal,
+    Thinker,
+    TurnClock,
+)
+from dicepoker.server.analysis import AnalysisCache
+from dicepoker.server.botpool import BotPool
+from dicepoker.server.bus import make_bus
+from dicepoker.server.security import ClientLimiter, RateLimited
+from dicepoker.server.settings import Settings
+from dicepoker.server.store import Store
+
+
+class PoolThinker:
+    """Bots think in the worker processes of a `BotPool`, by level (the pool keeps one bot per
+    game seat, so a bot's plan for its turn survives between decisions)."""
+
+    def __init__(self, pool: BotPool) -> None:
+        self.pool = pool
+
+    async def choose(self, live: LiveGame, seat: int, state: GameState) -> Action:
+        level = live.seats[seat]["level"]
+        return await self.pool.choose(live.id, seat, level, state)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Store
+    master: GameMaster
+    driver: BotDriver
+    clock: TurnClock
+    # Per-address limits: what creates games, seats and records; what costs the server CPU (the
+    # advisor and the analyses).
+    creating: ClientLimiter
+    analysing: ClientLimiter
+    # Quick reactions per game seat (a table is not a chat: a few, then one every few seconds).
+    reacting: ClientLimiter
+    analyses: AnalysisCache = field(default_factory=AnalysisCache)
+
+    @classmethod
+    def build(cls, settings: Settings) -> Services:
+        store = Store(settings.database)
+        master = GameMaster(store, Broadcaster(make_bus(settings.redis_url)))
+        thinker: Thinker = (
+            PoolThinker(BotPool(settings.bot_workers)) if settings.bot_workers > 0 else InThread()
+        )
+        return cls(
+            settings=settings,
+            store=store,
+            master=master,
+            driver=BotDriver(master, thinker, delay=settings.bot_delay),
+            clock=TurnClock(master),
+            creating=ClientLimiter(settings.http_rate, settings.http_burst),
+            analysing=ClientLimiter(settings.analysis_rate, settings.analysis_burst),
+            reacting=ClientLimiter(settings.reaction_rate, settings.reaction_burst),
+        )
+
+    async def start(self) -> None:
+        await self.store.migrate()
+        await self.master.start()
+
+    async def close(self) -> None:
+        await self.master.close()
+        await self.store.close()
+
+
+def services(request: Request) -> Services:
+    found: Services = request.app.state.services
+    return found
+
+
+def socket_services(websocket: WebSocket) -> Services:
+    found: Services = websocket.app.state.services
+    return found
+
+
+async def live_game(game_id: str, request: Request) -> LiveGame:
+    """The game of the route's `game_id` (404 `not_found` when there is none)."""
+    live = await services(request).master.load(game_id)
+    if live is None:
+        raise Refusal("not_found", "no such game")
+    return live
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+async def _creating(request: Request) -> None:
+    wait = services(request).creating.check(_client(request))
+    if wait is not None:
+        raise RateLimited(wait)
+
+
+async def _analysing(request: Request) -> None:
+    wait = services(request).analysing.check(_client(request))
+    if wait is not None:
+        raise RateLimited(wait)
+
+
+#: Route dependencies: a token of the client address's bucket, or 429.
+CREATING = [Depends(_creating)]
+ANALYSING = [Depends(_analysing)]

@@ -1,0 +1,101 @@
+"""The two lines at the bottom: the status (`StatusLine`: whose turn, what to do, a notice for a
+while) and the keys (`KeysLine`: the keys that do something now, as many as fit)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from dicepoker.tui.sheet import EARNED, SELECTED
+from dicepoker.tui.table_layout import TableLayout
+from dicepoker.tui.table_state import TableState
+from dicepoker.tui.widgets.base import TablePart
+
+#: Keys that work whoever's turn it is.
+ALWAYS = frozenset({"S", "Q", "L", "Tab", "H"})
+
+
+class StatusLine(TablePart):
+    """A notice while it lasts, else whose turn it is and what the keys do now."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; }
+    """
+
+    def draw(self, table: TableState, plan: TableLayout | None) -> Content:
+        words = table.words
+        if table.notice is not None:
+            notice = table.notice
+            return Content.styled(
+                notice.text, "bold red" if notice.kind == "error" else "bold yellow"
+            )
+        view = table.view
+        if view is None:
+            return Content(table.waiting_words())
+        if table.finished:
+            return Content.styled(
+                table.result_words() + "  " + words("S saves the record, Q quits."), EARNED
+            )
+        if table.status == "open":
+            return Content(words("The game starts when every seat is taken."))
+        mover = table.mover
+        if mover is None:
+            return Content("")
+        name = table.name(mover)
+        if table.my_turn:
+            turn = view["turn"]
+            if not turn.get("rolls"):
+                help_text = words("R rolls the dice.")
+            elif turn.get("can_roll"):
+                help_text = words(
+                    "1-{n} hold dice, R rolls again, arrows and Enter fill a cell.", n=table.dice
+                )
+            elif table.can_strike:
+                help_text = words("Arrows and Enter fill a cell, X strikes it.")
+            else:
+                help_text = words("Arrows and Enter fill a cell.")
+            return Content.assemble(
+                (words("{name}, your turn", name=name), SELECTED), " ", help_text
+            )
+        if table.is_bot(mover):
+            return Content(words("{name} (bot) is playing…", name=name))
+        return Content(words("{name} is playing…", name=name))
+
+
+class KeysLine(TablePart):
+    """The keys and what they do, cut to the line's width; only the ones that work now (X only
+    where the view's legal moves have a strike)."""
+
+    DEFAULT_CSS = """
+    KeysLine { height: 1; }
+    """
+
+    def draw(self, table: TableState, plan: TableLayout | None) -> Content:
+        words = table.words
+        width = max(20, self.content_size.width)
+        keys = [
+            ("R", words("key.roll")),
+            (f"1-{table.dice}", words("key.hold")),
+            ("↑↓ ↵", words("key.fill")),
+            ("X", words("key.strike")),
+            ("H", words("key.hints")),
+            ("S", words("key.save")),
+            ("Q", words("key.quit")),
+            ("L", words("key.language")),
+            ("Tab", words("key.sheets")),
+        ]
+        if table.view is None or table.finished or not table.my_turn:
+            keys = [key for key in keys if key[0] in ALWAYS]
+        elif not table.can_strike:
+            keys = [key for key in keys if key[0] != "X"]
+        if table.rematch is not None:
+            keys.insert(0, ("N", words("key.rematch")))
+        if table.view is not None and not table.local and not table.spectator:
+            keys.insert(len(keys) - 2, ("G", words("key.react")))
+        line = Content("")
+        for key, label in keys:
+            piece = Content.assemble((key, "bold"), " ", label)
+            candidate = piece if not line.cell_length else line + Content("  ") + piece
+            if candidate.cell_length > width:
+                break
+            line = candidate
+        return line

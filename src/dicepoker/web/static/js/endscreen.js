@@ -1,0 +1,78 @@
+// The end screen of the table: the ranking, the rematch (rematch.js), the record and the
+// replay, the check of the dice, and the analysis of the game (GET /api/games/{id}/analysis),
+// each asked once.
+import { $, api, clear, h, num, t } from "./common.js";
+import { renderAnalysis, renderAnalysisMessage } from "./analysis.js";
+import { loadVerification } from "./fair.js";
+import { game, gameId, playerName } from "./game.js";
+import { renderRematch } from "./rematch.js";
+import { mySeats } from "./socket.js";
+
+let analysisAsked = false;
+let fairAsked = false;
+
+/**
+ * Show the end screen once the game is over (hide it before).
+ * @param {GameView} state
+ * @param {boolean} drawnBefore whether the page was drawn before (the end happened in front of
+ *   the player: the end screen takes the focus)
+ */
+export function renderEnd(state, drawnBefore) {
+  const box = $("#end");
+  const finished = state.finished || game.status === "finished";
+  $("#table-layout").classList.toggle("finished", finished);
+  const wasHidden = box.hidden;
+  box.hidden = !finished;
+  if (!finished) return;
+  const list = clear($("#ranking"));
+  const order = state.ranking && state.ranking.length ? state.ranking : state.players.map((_, i) => i);
+  for (const seat of order) {
+    const player = state.players[seat];
+    list.appendChild(
+      h("li", { class: `rank place-${player.place} ${state.winner === seat ? "winner" : ""}` },
+        h("span", { class: "rank-place", "aria-label": t("Place {n}", { n: player.place }) }, num(player.place)),
+        h("span", { class: "rank-name" }, playerName(seat)),
+        player.forfeited ? h("span", { class: "tag" }, t("out of time")) : null,
+        h("span", { class: "rank-total" }, num(player.total))),
+    );
+  }
+  const winner = state.winner;
+  if (winner === null || winner === undefined) {
+    $("#end-title").textContent = t("A tie for first place!");
+  } else {
+    $("#end-title").textContent = mySeats().includes(winner) && mySeats().length === 1 ? t("You win!") : t("{name} wins!", { name: playerName(winner) });
+  }
+  const record = $("#record-link", HTMLAnchorElement);
+  record.href = `/api/games/${encodeURIComponent(gameId)}/record`;
+  record.setAttribute("download", `dicepoker-${gameId}.json`);
+  $("#replay-link", HTMLAnchorElement).href = `/replay/g/${encodeURIComponent(gameId)}`;
+  renderRematch();
+  if (!analysisAsked) loadAnalysis(state);
+  if (!fairAsked) {
+    fairAsked = true;
+    loadVerification($("#fair-result"), `/api/games/${encodeURIComponent(gameId)}/verify`);
+  }
+  // Announce the end to keyboard and screen reader users when it happens in front of them.
+  if (wasHidden && drawnBefore) box.focus({ preventScroll: false });
+}
+
+/** @param {GameView} state */
+async function loadAnalysis(state) {
+  analysisAsked = true;
+  const box = $("#analysis");
+  box.hidden = false;
+  renderAnalysisMessage(box, t("Loading the analysis…"));
+  const base = `/api/games/${encodeURIComponent(gameId)}`;
+  const [result, record] = await Promise.all([api("GET", `${base}/analysis`), api("GET", `${base}/record`)]);
+  const analysis = /** @type {Analysis | null} */ (result.ok ? result.data : null);
+  if (!analysis || !Array.isArray(analysis.players)) {
+    renderAnalysisMessage(box, t("The analysis is not available."));
+    return;
+  }
+  renderAnalysis(box, analysis, {
+    variant: state.rules.variant,
+    faceLabels: state.rules.face_labels,
+    record: record.ok ? record.data : null,
+    href: (turn, roll) => `/replay/g/${encodeURIComponent(gameId)}?turn=${turn}&roll=${roll}`,
+  });
+}
