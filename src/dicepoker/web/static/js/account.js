@@ -53,16 +53,22 @@ function askToDelete(/** @type {SubmitEvent} */ submit) {
     showError(deleteForm, error, t("Write your password to delete the account."), password);
     return;
   }
-  $("#delete-confirm").hidden = false;
-  $("#delete-button", HTMLButtonElement).hidden = true;
+  showQuestion(true);
   $("#delete-no", HTMLButtonElement).focus();
 }
 
+/**
+ * The question instead of the delete button, or the button again.
+ * @param {boolean} asking
+ */
+function showQuestion(asking) {
+  $("#delete-confirm").hidden = !asking;
+  $("#delete-actions").hidden = asking;
+}
+
 function keepAccount() {
-  $("#delete-confirm").hidden = true;
-  const button = $("#delete-button", HTMLButtonElement);
-  button.hidden = false;
-  button.focus();
+  showQuestion(false);
+  $("#delete-button", HTMLButtonElement).focus();
 }
 
 async function deleteAccount() {
@@ -70,8 +76,7 @@ async function deleteAccount() {
   const password = field(deleteForm, "password");
   const result = await api("DELETE", "/api/me", { password: password.value });
   if (!result.ok) {
-    $("#delete-confirm").hidden = true;
-    $("#delete-button", HTMLButtonElement).hidden = false;
+    showQuestion(false);
     showRefusal(deleteForm, error, result, { bad_login: "password" });
     return;
   }
