@@ -307,9 +307,7 @@ def _account_cases(
     anonymous[("post", "/api/accounts")][403] = free.post(
         "/api/accounts", json=login, headers=theirs
     )
-    anonymous[("post", "/api/session")][403] = free.post(
-        "/api/session", json=login, headers=theirs
-    )
+    anonymous[("post", "/api/session")][403] = free.post("/api/session", json=login, headers=theirs)
     anonymous[("delete", "/api/session")] = {403: free.delete("/api/session", headers=theirs)}
     anonymous[("post", "/api/me/password")][400] = free.post(
         "/api/me/password", json=short, headers=ours
