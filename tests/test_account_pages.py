@@ -114,7 +114,7 @@ def test_a_good_next_is_kept_through_the_forms(client: TestClient) -> None:
 def test_the_pages_speak_the_visitors_language(client: TestClient) -> None:
     client.cookies.clear()
     spanish = client.get("/signup", headers={"accept-language": "es-ES"}).text
-    assert "<h1 id=\"signup-title\">Crear cuenta</h1>" in spanish
+    assert '<h1 id="signup-title">Crear cuenta</h1>' in spanish
     assert "Repite la contraseña" in spanish
     sign_up(client, "Idioma")
     portuguese = client.get("/account", headers={"accept-language": "pt-BR"}).text

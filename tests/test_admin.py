@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import redis
 from argon2 import PasswordHasher
 from sqlalchemy import func, select
 from typer.testing import CliRunner, Result
@@ -23,9 +25,10 @@ from dicepoker.dice import SeededDice
 from dicepoker.master import GameMaster, Refusal
 from dicepoker.master.store import StoredEvent, StoredGame
 from dicepoker.server.accounts import DELETED_NAME, Account, Accounts
+from dicepoker.server.bus import CHANNEL
 from dicepoker.server.models import EventRow, GamePlayerRow
 from dicepoker.server.store import Store, head_revision
-from live_server import fresh_postgres_database
+from live_server import fresh_postgres_database, redis_url
 
 T = TypeVar("T")
 PASSWORD = "correct horse"
@@ -63,7 +66,7 @@ def admin(database: str, *args: str, input: str | None = None) -> Result:
 
 def accounts_of(database: str) -> list[Account]:
     async def work(_store: Store, accounts: Accounts) -> list[Account]:
-        return await accounts.list()
+        return await accounts.everyone()
 
     return on(database, work)
 
@@ -103,7 +106,8 @@ def session_of(database: str, token: str) -> str | None:
 
 
 def make_game(database: str, game_id: str, player: str | None = None) -> None:
-    """A running game of a person (`player`'s account, if given) and a bot, with two moves."""
+    """A running game of a person (`player`'s account, if given: the store links the seat to
+    it) and a bot, with two moves."""
 
     async def work(store: Store, accounts: Accounts) -> None:
         account = await accounts.by_name(player) if player else None
@@ -117,9 +121,6 @@ def make_game(database: str, game_id: str, player: str | None = None) -> None:
         )
         await store.append(game_id, 0, StoredEvent(1, 0, "roll", [1, 2, 3, 4, 5], False), "running")
         await store.append(game_id, 1, StoredEvent(2, 0, "keep 0", [6, 6, 6, 6], False), "running")
-        if account is not None:
-            async with store.sessions() as session, session.begin():
-                session.add(GamePlayerRow(game_id=game_id, seat=0, account_id=account.id))
 
     on(database, work)
 
@@ -133,6 +134,21 @@ def game_of(database: str, game_id: str) -> tuple[StoredGame | None, int]:
                 select(func.count()).select_from(EventRow).where(EventRow.game_id == game_id)
             )
         return await store.game(game_id), int(count or 0)
+
+    return on(database, work)
+
+
+def links_of(database: str, game_id: str) -> int:
+    """How many of the game's seats are linked to an account (`game_players`)."""
+
+    async def work(store: Store, _accounts: Accounts) -> int:
+        async with store.sessions() as session:
+            count = await session.scalar(
+                select(func.count())
+                .select_from(GamePlayerRow)
+                .where(GamePlayerRow.game_id == game_id)
+            )
+        return int(count or 0)
 
     return on(database, work)
 
@@ -303,6 +319,7 @@ def test_delete_game_takes_its_events_and_nothing_else(database: str) -> None:
     make_game(database, "doomed", "Kai")
     make_game(database, "kept")
 
+    assert links_of(database, "doomed") == 1
     declined = admin(database, "delete-game", "doomed", input="\n")  # the default is no
     assert declined.exit_code == 1
     assert "Delete the running game doomed" in declined.output
@@ -312,6 +329,7 @@ def test_delete_game_takes_its_events_and_nothing_else(database: str) -> None:
     assert result.exit_code == 0, result.output
     assert "deleted the game doomed" in result.output
     assert game_of(database, "doomed") == (None, 0)  # its events went by the cascade
+    assert links_of(database, "doomed") == 0  # and its seat's link to the account
     game, events = game_of(database, "kept")
     assert game is not None and events == 2
     assert [a.name for a in accounts_of(database)] == ["Kai"]  # its player's account stays
@@ -361,9 +379,8 @@ def test_a_game_deleted_under_a_running_server_ends_there(database: str) -> None
         master = GameMaster(store, dice=SeededDice(1))
         await master.start()
         try:
-            live, _tokens = await master.create(
-                "yahtzee", {}, [{"kind": "human", "name": "Mia"}], None
-            )
+            seats = [{"kind": "human", "name": "Mia"}]
+            live, _tokens = await master.create("yahtzee", {}, seats, None)
             await master.act(live, 0, "roll")
             assert await store.delete_game(live.id)
             with pytest.raises(Refusal) as refused:
@@ -371,8 +388,52 @@ def test_a_game_deleted_under_a_running_server_ends_there(database: str) -> None
             assert refused.value.code == "game_over"
             assert await master.load(live.id) is None
             assert await store.game(live.id) is None and await store.events(live.id) == []
+            # Told by another process (the admin's message through Redis): forgotten at once.
+            watched, _tokens = await master.create("yahtzee", {}, seats, None)
+            assert await store.delete_game(watched.id)
+            assert watched.id in master.games
+            await master.follow(watched.id, {"kind": "seats"})
+            assert watched.id not in master.games
         finally:
             await master.close()
             await store.close()
 
     asyncio.run(run())
+
+
+# --- a server of several processes --------------------------------------------------------------
+
+
+def test_the_processes_of_a_server_are_told_through_its_redis(database: str) -> None:
+    """With `--redis-url`, every process that holds a changed game is told to read it again
+    (the server's own message); an unreachable Redis changes nothing."""
+    # (Other test runs share this Redis: games of ids of their own, channels of this test's.)
+    kept, doomed = f"of-nora-{uuid.uuid4().hex[:8]}", f"to-go-{uuid.uuid4().hex[:8]}"
+    make_accounts(database, "Nora")
+    make_game(database, kept, "Nora")
+    make_game(database, doomed)
+    unreachable = "redis://127.0.0.1:9/0"
+    gone = admin(database, "delete-account", "Nora", "--yes", "--redis-url", unreachable)
+    assert gone.exit_code == 1 and "cannot reach Redis" in gone.output
+    assert [a.name for a in accounts_of(database)] == ["Nora"]
+
+    url = redis_url()
+    listener = redis.Redis.from_url(url)
+    channel = listener.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    channel.subscribe(CHANNEL + kept, CHANNEL + doomed)
+    try:
+        for _ in range(2):  # the confirmations of the subscriptions (skipped)
+            assert channel.get_message(timeout=5) is None
+        result = admin(database, "delete-account", "Nora", "--yes", "--redis-url", url)
+        assert result.exit_code == 0, result.output
+        result = admin(database, "delete-game", doomed, "--yes", "--redis-url", url)
+        assert result.exit_code == 0, result.output
+        told: list[tuple[str, str]] = []
+        for _ in range(2):
+            message = channel.get_message(timeout=10)
+            assert message is not None, told
+            told.append((message["channel"].decode(), json.loads(message["data"])["kind"]))
+        assert told == [(CHANNEL + kept, "seats"), (CHANNEL + doomed, "seats")]
+    finally:
+        channel.close()
+        listener.close()

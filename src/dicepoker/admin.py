@@ -27,6 +27,7 @@ import typer
 
 if TYPE_CHECKING:
     from dicepoker.server.accounts import Account, Accounts
+    from dicepoker.server.bus import RedisBus
     from dicepoker.server.store import Store
 
 T = TypeVar("T")
@@ -49,6 +50,15 @@ Database = Annotated[
 ]
 Name = Annotated[str, typer.Argument(help="The account's name (in any case).")]
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask to confirm.")]
+Redis = Annotated[
+    str | None,
+    typer.Option(
+        "--redis-url",
+        envvar="REDIS_URL",
+        help="The Redis of a server of several processes (`serve --redis-url`; default: "
+        "$REDIS_URL): its processes are told of the change at once.",
+    ),
+]
 
 
 def fail(message: str) -> NoReturn:
@@ -97,6 +107,42 @@ async def account_named(accounts: Accounts, name: str) -> Account:
     return account
 
 
+class Servers:
+    """The running server's processes, reached through their Redis (`serve --redis-url`), told
+    of games changed in the database under them; without Redis, nobody is told (a process reads
+    a game's seats again when it loads the game)."""
+
+    def __init__(self, redis_url: str | None) -> None:
+        self.redis_url = redis_url or None
+        self.bus: RedisBus | None = None
+
+    async def reach(self) -> None:
+        """Connect before anything changes: an unreachable Redis changes nothing."""
+        if self.redis_url is None:
+            return
+        from dicepoker.server.bus import RedisBus
+
+        bus = RedisBus(self.redis_url)
+        try:
+            await bus.client.ping()
+        except Exception as error:
+            await bus.client.aclose()
+            fail(f"cannot reach Redis at {self.redis_url}: {error}; nothing was changed")
+        self.bus = bus
+
+    async def tell(self, game_ids: list[str]) -> None:
+        """Every process that holds one of these games reads it again from the database (the
+        server's own message for seats changed outside a master; a deleted game is forgotten)."""
+        if self.bus is None:
+            return
+        for game_id in game_ids:
+            await self.bus.publish(game_id, {"kind": "seats"})
+
+    async def close(self) -> None:
+        if self.bus is not None:
+            await self.bus.client.aclose()
+
+
 def confirm(question: str) -> None:
     """Ask `question`; anything but yes changes nothing (exit status 1)."""
     if not typer.confirm(question, default=False):
@@ -114,7 +160,7 @@ def accounts_command(
     """List the accounts: name, when it was created (UTC), whether it is disabled."""
 
     async def work(_store: Store, accounts: Accounts) -> list[Account]:
-        return await accounts.list()
+        return await accounts.everyone()
 
     found = on_database(database, work)
     if as_json:
@@ -201,7 +247,9 @@ def reset_password_command(
 
 
 @admin_app.command("delete-account")
-def delete_account_command(name: Name, yes: Yes = False, database: Database = None) -> None:
+def delete_account_command(
+    name: Name, yes: Yes = False, database: Database = None, redis_url: Redis = None
+) -> None:
     """Delete an account, its sessions and ratings; its games stay, its seats renamed."""
 
     async def work(_store: Store, accounts: Accounts) -> str:
@@ -213,10 +261,16 @@ def delete_account_command(name: Name, yes: Yes = False, database: Database = No
                 f"Delete the account {account.name} for ever? Its games stay, its seats in "
                 f"them named {DELETED_NAME!r}."
             )
-        games = await accounts.delete(account.id)
+        servers = Servers(redis_url)
+        await servers.reach()
+        try:
+            renamed = await accounts.delete(account.id)
+            await servers.tell(renamed)
+        finally:
+            await servers.close()
         return (
             f"deleted the account {account.name}; "
-            f"its seats in {games} game(s) are named {DELETED_NAME!r} now"
+            f"its seats in {len(renamed)} game(s) are named {DELETED_NAME!r} now"
         )
 
     typer.echo(on_database(database, work))
@@ -230,6 +284,7 @@ def delete_game_command(
     game_id: Annotated[str, typer.Argument(metavar="ID", help="The game's id (as in /g/ID).")],
     yes: Yes = False,
     database: Database = None,
+    redis_url: Redis = None,
 ) -> None:
     """Delete a game, its moves and everything that refers to it, for ever."""
 
@@ -242,8 +297,14 @@ def delete_game_command(
             confirm(
                 f"Delete the {game.status} game {game.id} ({game.variant}: {players}) for ever?"
             )
-        if not await store.delete_game(game.id):
-            fail(f"the game {game_id!r} was deleted meanwhile")
+        servers = Servers(redis_url)
+        await servers.reach()
+        try:
+            if not await store.delete_game(game.id):
+                fail(f"the game {game_id!r} was deleted meanwhile")
+            await servers.tell([game.id])
+        finally:
+            await servers.close()
         return f"deleted the game {game.id}"
 
     typer.echo(on_database(database, work))

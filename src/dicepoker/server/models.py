@@ -150,3 +150,29 @@ class RatingChangeRow(Base):
     mu_after: Mapped[float] = mapped_column(Float)
     sigma_after: Mapped[float] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GameResultRow(Base):
+    """How one account's seat ended a finished game: a player's statistics are sums over
+    these rows, written once when the game ends (`lost` and `decisions`, from the analysis,
+    come a moment later: null until then)."""
+
+    __tablename__ = "game_results"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    variant: Mapped[str] = mapped_column(String(32))
+    pool: Mapped[str] = mapped_column(String(40), index=True)
+    players: Mapped[int] = mapped_column(Integer)
+    score: Mapped[int] = mapped_column(Integer)
+    place: Mapped[int] = mapped_column(Integer)  # 1 = first (shared places share the number)
+    zeros: Mapped[int] = mapped_column(Integer)
+    stars: Mapped[int] = mapped_column(Integer)
+    lost: Mapped[float | None] = mapped_column(Float, nullable=True)  # expected points lost
+    decisions: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
