@@ -184,6 +184,10 @@ def test_sign_up_log_out_log_in_change_the_password_and_delete(
     expect_logged_in(page, "Tess_2")
     toast(page, "Welcome, Tess_2! Your account is ready.")
     assert whoami(page, server) == "Tess_2"
+    # The lobby knows the account from its page: the first seat is the account's own.
+    header(page).get_by_role("link", name="Lobby", exact=True).click()
+    expect(page.locator("#seat-name-0")).to_have_value("Tess_2")
+    expect(page.locator("#seat-name-0")).to_have_attribute("readonly", "")
 
     # The name is taken, in any case, for someone else.
     other = open_person(locale="en-US")
