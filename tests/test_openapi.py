@@ -52,6 +52,8 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/me"): {200, 401},
     ("post", "/api/me/password"): {204, 400, 401, 403, 413, 429},
     ("delete", "/api/me"): {204, 401, 403, 413, 429},
+    ("get", "/api/players/{name}"): {200, 400, 404},
+    ("get", "/api/leaderboard/{pool}"): {200, 400, 404},
 }
 
 
@@ -259,6 +261,14 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         "/api/records/nope/analysis"
     )
     cases.update(_account_cases(free, tight, huge))
+    cases[("get", "/api/players/{name}")] = {
+        400: free.get("/api/players/Probe?limit=0"),
+        404: free.get("/api/players/nobody"),
+    }
+    cases[("get", "/api/leaderboard/{pool}")] = {
+        400: free.get("/api/leaderboard/yahtzee?limit=201"),
+        404: free.get("/api/leaderboard/chess"),
+    }
     for route, statuses in ROUTES.items():
         errors = {status for status in statuses if status >= 400}
         assert set(cases.get(route, {})) == errors, route
@@ -303,9 +313,7 @@ def _account_cases(
     anonymous[("post", "/api/accounts")][403] = free.post(
         "/api/accounts", json=login, headers=theirs
     )
-    anonymous[("post", "/api/session")][403] = free.post(
-        "/api/session", json=login, headers=theirs
-    )
+    anonymous[("post", "/api/session")][403] = free.post("/api/session", json=login, headers=theirs)
     anonymous[("delete", "/api/session")] = {403: free.delete("/api/session", headers=theirs)}
     anonymous[("post", "/api/me/password")][400] = free.post(
         "/api/me/password", json=short, headers=ours

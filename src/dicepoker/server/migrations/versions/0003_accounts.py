@@ -117,6 +117,7 @@ def upgrade() -> None:
         sa.Column("players", sa.Integer, nullable=False),
         sa.Column("score", sa.Integer, nullable=False),
         sa.Column("place", sa.Integer, nullable=False),
+        sa.Column("tied", sa.Integer, nullable=False, server_default="1"),
         sa.Column("zeros", sa.Integer, nullable=False),
         sa.Column("stars", sa.Integer, nullable=False),
         sa.Column("lost", sa.Float, nullable=True),
