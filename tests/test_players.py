@@ -4,6 +4,7 @@ every sum checked against values computed by hand; unknown names and pools are 4
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -408,3 +409,99 @@ def test_every_pool_has_a_leaderboard_and_others_are_404(client: TestClient) -> 
     for limit in (0, 201, "many"):
         response = client.get("/api/leaderboard/school-3", params={"limit": limit})
         assert response.status_code == 400 and _code(response) == "bad_request", limit
+
+
+# --- the pages ---------------------------------------------------------------------------------
+
+
+def _html(client: TestClient, path: str, lang: str = "en", status: int = 200) -> str:
+    response = client.get(path + ("&" if "?" in path else "?") + f"lang={lang}")
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("text/html")
+    page: str = response.text
+    return page
+
+
+def test_the_player_page_shows_ratings_stats_and_games(client: TestClient) -> None:
+    page = _html(client, "/players/MARTA")
+    assert '<h1 class="player-title">Marta</h1>' in page
+    assert "Member since" in page
+    # The rating, its graph (three points, a line and a dot) and its leaderboard.
+    assert f'<span class="rating-number">{shown_rating(30.0, 5.0):,}</span>' in page
+    graph = page.split('<svg class="rating-graph"', 1)[1].split("</svg>", 1)[0]
+    assert 'role="img"' in graph and "<title" in graph
+    points = graph.split('points="', 1)[1].split('"', 1)[0].split()
+    assert len(points) == 3
+    heights = [float(point.split(",")[1]) for point in points]
+    assert heights[0] > heights[1] > heights[2]  # rising: higher on the page
+    assert 'href="/leaderboard?pool=school-3"' in page
+    # The stats: School with three columns first (hand-computed means), win rate 62.5 %.
+    stats = page.split('class="stats-table"', 1)[1].split("</table>", 1)[0]
+    for cell in ("285.0", "310", "1.75", "1.50", "0.32", "62%"):
+        assert f"<td>{cell}</td>" in stats, cell
+    assert "—" in stats  # Yahtzee has no stars
+    # The games: the open one links to its table, the finished ones to replay and analysis.
+    assert page.count('class="history-game"') == 6
+    assert 'href="/g/m6"' in page and 'href="/g/m1"' not in page
+    assert 'href="/replay/g/m1"' in page and 'href="/replay/g/m1#analysis"' in page
+    assert "Waiting for players" in page and "Game over" in page
+
+
+def test_the_player_page_pages_its_games(client: TestClient) -> None:
+    # 20 games a page: give another player 21.
+    many = _sign_up(client, "Many")
+    rows: list[Any] = []
+    for n in range(21):
+        game_id = f"many{n:02d}"
+        rows.append(_game(game_id, "yahtzee", {}, ["Many"], many, status="running"))
+        at = START + timedelta(minutes=n)
+        rows.append(GamePlayerRow(game_id=game_id, seat=0, account_id=many, created_at=at))
+    _add(client, rows)
+    first = _html(client, "/players/Many")
+    assert first.count('class="history-game"') == 20
+    assert 'href="/g/many20"' in first and 'href="/g/many00"' not in first
+    assert 'href="/players/Many?before=many01" rel="next"' in first
+    second = _html(client, "/players/Many?before=many01")
+    assert second.count('class="history-game"') == 1 and 'href="/g/many00"' in second
+    assert 'href="/players/Many"' in second and 'rel="next"' not in second
+
+
+def test_an_unknown_player_page_is_the_404_page(client: TestClient) -> None:
+    page = _html(client, "/players/nobody_at_all", lang="es", status=404)
+    assert "Página no encontrada" in page
+
+
+@pytest.mark.parametrize("lang", ["es", "pt"])
+def test_the_pages_speak_the_visitors_language(client: TestClient, lang: str) -> None:
+    from test_web_words import ENGLISH, attribute_text, visible_text
+
+    for path in ("/players/Marta", "/leaderboard", "/leaderboard?pool=yahtzee"):
+        page = _html(client, path, lang=lang)
+        words = re.findall(r"[A-Za-z]+", f"{visible_text(page)} {attribute_text(page)}")
+        assert sorted({w for w in words if w.lower() in ENGLISH}) == [], (path, lang)
+    marta = _html(client, "/players/Marta", lang=lang)
+    assert ("Codicioso 1" if lang == "es" else "Guloso 1") in marta  # the bots' names
+    assert "Greedy" not in marta
+    assert "1,75" in marta  # zeros per game, in the language's numbers
+
+
+def test_names_are_text_never_markup(client: TestClient) -> None:
+    marked = _sign_up(client, "Marked")
+    game = _game("x1", "yahtzee", {}, ["Marked", "<img src=x onerror=alert(1)>"], marked)
+    game.seats[1] = {"kind": "human", "name": "<img src=x onerror=alert(1)>", "token_hash": "1"}
+    _add(client, [game, GamePlayerRow(game_id="x1", seat=0, account_id=marked)])
+    page = _html(client, "/players/Marked")
+    assert "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_the_leaderboard_page(client: TestClient) -> None:
+    page = _html(client, "/leaderboard")  # the default game's pool first
+    assert '<option value="school-3" selected>' in page
+    assert all(f'<option value="{pool}"' in page for pool in rating_pools())
+    names = re.findall(r'<th scope="row" class="lb-name"><a href="/players/(\w+)">', page)
+    assert names == ["Caio", "Marta", "Bea"]
+    yahtzee = _html(client, "/leaderboard?pool=yahtzee")
+    assert re.findall(r'class="lb-name"><a href="/players/(\w+)">', yahtzee) == ["Bea"]
+    assert "Nobody has a rated game" in _html(client, "/leaderboard?pool=poker-dice")
+    assert "Page not found" in _html(client, "/leaderboard?pool=chess", status=404)

@@ -81,8 +81,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     static = _web_static()
     if static is not None:
         from dicepoker.web.pages import router as pages
+        from dicepoker.web.player_pages import router as player_pages
 
         app.include_router(pages)
+        app.include_router(player_pages)
         app.mount("/static", StaticFiles(directory=static), name="static")
         _pages_answer_not_found(app)
     return app
