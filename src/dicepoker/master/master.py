@@ -130,6 +130,7 @@ class GameMaster:
         options: dict[str, Any],
         seats: list[dict[str, Any]],
         turn_seconds: int | None,
+        rated: bool = False,
     ) -> tuple[LiveGame, list[str | None]]:
         """A new game; returns it and each seat's token (None for bots and open seats)."""
         rules, clock = _rules_with_clock(variant, options, turn_seconds)
@@ -139,11 +140,18 @@ class GameMaster:
                 f"{variant} is played by {rules.min_players} to {rules.max_players} players",
             )
         stored_seats, tokens = seating.seat_requests(seats)
-        live = await self._start_game(secrets.token_urlsafe(8), rules, stored_seats, clock)
+        live = await self._start_game(
+            secrets.token_urlsafe(8), rules, stored_seats, clock, rated=rated
+        )
         return live, tokens
 
     async def _start_game(
-        self, game_id: str, rules: Rules, seats: list[dict[str, Any]], clock: int
+        self,
+        game_id: str,
+        rules: Rules,
+        seats: list[dict[str, Any]],
+        clock: int,
+        rated: bool = False,
     ) -> LiveGame:
         """Store a new game of these rules and seats (ConflictError: the id is taken) and hold
         it live; its watchers look at it."""
@@ -158,6 +166,7 @@ class GameMaster:
             dice_seed=seed,
             dice_commitment=commitment(seed) if seed is not None else None,
             created_at=datetime.now(UTC),
+            rated=rated,
         )
         await self.store.create_game(stored)
         live = self._live_from(stored, [])
@@ -179,7 +188,9 @@ class GameMaster:
                 return found, False
             seats = rematch_seats(live.seats)
             try:
-                made = await self._start_game(game_id, live.rules, seats, live.turn_seconds)
+                made = await self._start_game(
+                    game_id, live.rules, seats, live.turn_seconds, rated=live.rated
+                )
             except ConflictError:
                 # Another process made it a moment ago.
                 again = await self.load(game_id)
@@ -230,6 +241,7 @@ class GameMaster:
             dice_seed=row.dice_seed,
             dice_commitment=row.dice_commitment,
             trail=trail,
+            rated=row.rated,
         )
         live.sync_fair_dice()
         live.bots = {
@@ -266,9 +278,14 @@ class GameMaster:
 
     # --- seats -----------------------------------------------------------------------------
 
-    async def join(self, live: LiveGame, seat: int | None, name: str) -> tuple[int, str]:
-        """Take an open seat (the first one when `seat` is None); returns it and its token."""
+    async def join(
+        self, live: LiveGame, seat: int | None, name: str, account: int | None = None
+    ) -> tuple[int, str]:
+        """Take an open seat (the first one when `seat` is None), under `account` when a
+        logged-in player takes it (one seat per account a game); returns it and its token."""
         async with live.lock:
+            if account is not None and account in seating.accounts_of(live.seats).values():
+                raise Refusal("already_seated", "your account has a seat of this game already")
             free = seating.open_seats(live.seats)
             if not free:
                 raise Refusal("no_open_seat", "every seat of this game is taken")
@@ -279,6 +296,8 @@ class GameMaster:
             token, digest = seating.new_token()
             seats = [dict(s) for s in live.seats]
             seats[seat] = {"kind": "human", "name": name, "token_hash": digest}
+            if account is not None:
+                seats[seat]["account"] = account
             status = seating.status_of(seats, live.game.state.finished)
             if not await self.store.update_seats(live.id, seats, status, live.seats):
                 await self._catch_up(live)  # another process seated someone: learn who
@@ -287,6 +306,16 @@ class GameMaster:
         await self.broadcaster.seated(live)
         self.look(live)
         return seat, token
+
+    async def seats_stored(self, game_ids: list[str]) -> None:
+        """Seats were changed in the store, not by a master (a deleted account's renamed): this
+        process and every other read them again."""
+        for game_id in game_ids:
+            live = self.games.get(game_id)
+            if live is not None:
+                async with live.lock:
+                    await self._catch_up(live)
+            await self.broadcaster.seats_stored(game_id)
 
     def seat_of(self, live: LiveGame, token: str) -> int | None:
         """The seat a token belongs to; None when it matches none."""

@@ -46,6 +46,8 @@ class StoredGame:
     dice_commitment: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    # Asked to be rated: rated when it ends if every person's seat is an account's.
+    rated: bool = False
 
 
 class Store(Protocol):

@@ -34,6 +34,10 @@ class SeatSpec(Strict):
     kind: Literal["human", "bot"]
     name: str | None = None
     level: str | None = None
+    account: bool = Field(
+        default=False,
+        description="the logged-in player's own seat, under their account (one per game)",
+    )
 
     @field_validator("name")
     @classmethod
@@ -46,15 +50,22 @@ class CreateGame(Strict):
     options: dict[str, Any] = Field(default_factory=dict)
     seats: list[SeatSpec] = Field(min_length=1, max_length=8)
     turn_seconds: int | None = Field(default=None, ge=0, le=3600)
+    rated: bool = Field(
+        default=False, description="rate the game when it ends if every person is an account"
+    )
 
 
 class JoinGame(Strict):
     seat: int | None = Field(default=None, ge=0, le=7)
-    name: str
+    name: str | None = Field(
+        default=None, description="needed when anonymous; a logged-in player plays as the account"
+    )
 
     @field_validator("name")
     @classmethod
-    def _clean(cls, value: str) -> str:
+    def _clean(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         cleaned = clean_name(value)
         if cleaned is None:
             raise ValueError("a name is needed to take a seat")
@@ -76,6 +87,12 @@ class GameCreated(Wire):
     id: str
     url: str
     seats: list[CreatedSeat]
+    rated: bool = Field(
+        default=False, description="it will be rated when it ends, as its seats stand now"
+    )
+    unrated_reason: Literal["not_asked", "anonymous_seat"] | Absent = absent(
+        "why it will not be rated: not asked, or a person's seat is not an account's"
+    )
 
 
 class SeatTaken(Wire):
@@ -97,6 +114,7 @@ class GameInfo(Wire):
     clock: ClockView | None
     fair_dice: FairDiceView | None
     state: GameView
+    rated: bool = Field(default=False, description="asked to be rated when it ends")
 
 
 class GameListEntry(Wire):

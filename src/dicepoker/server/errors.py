@@ -41,6 +41,7 @@ STATUS: dict[str, int] = {
     "game_over": 409,
     "not_finished": 409,
     "name_taken": 409,
+    "already_seated": 409,
     "too_large": 413,
     "bad_options": 422,
     "bad_seats": 422,

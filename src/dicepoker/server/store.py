@@ -22,11 +22,16 @@ from typing import Any
 
 from sqlalchemy import TextClause, bindparam, event, exc, insert, make_url, select, text
 from sqlalchemy.engine import Dialect, Engine
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
-from dicepoker.server.models import EventRow, GameRow, RecordRow, utcnow
+from dicepoker.server.models import EventRow, GamePlayerRow, GameRow, RecordRow, utcnow
 
 __all__ = ["ConflictError", "Store", "StoredEvent", "StoredGame", "create_database", "database_url"]
 
@@ -176,7 +181,19 @@ def stored_game(row: GameRow) -> StoredGame:
         dice_commitment=row.dice_commitment,
         created_at=_utc(row.created_at),
         updated_at=_utc(row.updated_at),
+        rated=bool(row.rated),
     )
+
+
+def _link_accounts(
+    session: AsyncSession, game_id: str, seats: list[dict[str, Any]], before: list[Any]
+) -> None:
+    """A `game_players` row for each seat newly bound to an account (a player's history)."""
+    for number, seat in enumerate(seats):
+        account = seat.get("account")
+        earlier = before[number] if number < len(before) else {}
+        if account is not None and earlier.get("account") != account:
+            session.add(GamePlayerRow(game_id=game_id, seat=number, account_id=int(account)))
 
 
 class Store:
@@ -249,12 +266,15 @@ class Store:
             turn_seconds=game.turn_seconds,
             dice_seed=game.dice_seed,
             dice_commitment=game.dice_commitment,
+            rated=game.rated,
         )
         if game.created_at is not None:
             row.created_at = row.updated_at = game.created_at
         try:
             async with self.writing(), self.sessions() as session, session.begin():
                 session.add(row)
+                await session.flush()  # the game first: the seats' links refer to it
+                _link_accounts(session, game.id, game.seats, [])
         except exc.IntegrityError:
             # The id is taken (a rematch made by another process a moment ago).
             raise ConflictError(f"game {game.id} exists") from None
@@ -395,6 +415,7 @@ class Store:
             row.seats = seats
             row.status = status
             row.updated_at = utcnow()
+            _link_accounts(session, game_id, seats, expected)
             return True
 
     async def list_games(self, status: str | None, limit: int) -> Sequence[StoredGame]:

@@ -193,6 +193,8 @@ interface SeatInfo {
   name: string | null;
   level: string | null;
   taken: boolean;
+  /** a person playing under their account (absent from older servers) */
+  account?: boolean;
 }
 
 interface ClockView {
