@@ -436,10 +436,13 @@ def test_the_player_page_shows_ratings_stats_and_games(client: TestClient) -> No
     assert heights[0] > heights[1] > heights[2]  # rising: higher on the page
     assert 'href="/leaderboard?pool=school-3"' in page
     # The stats: School with three columns first (hand-computed means), win rate 62.5 %.
-    stats = page.split('class="stats-table"', 1)[1].split("</table>", 1)[0]
+    school = page.split('<article class="stat-card" data-pool="school-3">', 1)[1]
+    school = school.split("</article>", 1)[0]
     for cell in ("285.0", "310", "1.75", "1.50", "0.32", "62%"):
-        assert f"<td>{cell}</td>" in stats, cell
-    assert "—" in stats  # Yahtzee has no stars
+        assert f"<dd>{cell}</dd>" in school, cell
+    yahtzee = page.split('<article class="stat-card" data-pool="yahtzee">', 1)[1]
+    yahtzee = yahtzee.split("</article>", 1)[0]
+    assert "<dd>200</dd>" in yahtzee and "Stars per game" not in yahtzee  # it has no stars
     # The games: the open one links to its table, the finished ones to replay and analysis.
     assert page.count('class="history-game"') == 6
     assert 'href="/g/m6"' in page and 'href="/g/m1"' not in page

@@ -109,6 +109,7 @@ def _player_context(player: Player, words: Words) -> dict[str, Any]:
     stats = [
         {
             "label": words.pool(entry.variant, entry.columns),
+            "pool": entry.pool,
             "games": words.number(entry.games),
             "mean": words.number(entry.mean_score, "#,##0.0"),
             "best": words.number(entry.best_score),
