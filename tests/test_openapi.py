@@ -35,6 +35,7 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("post", "/api/games/{game_id}/rematch"): {200, 201, 403, 404, 409, 429},
     ("get", "/api/games/{game_id}"): {200, 404},
     ("get", "/api/games/{game_id}/record"): {200, 404},
+    ("get", "/api/games/{game_id}/ratings"): {200, 404},
     ("get", "/api/games/{game_id}/position"): {200, 400, 404},
     ("get", "/api/games/{game_id}/advice"): {200, 404, 409, 429},
     ("get", "/api/games/{game_id}/analysis"): {200, 404, 429},
@@ -217,6 +218,7 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         },
         ("get", "/api/games/{game_id}"): {404: free.get("/api/games/nope")},
         ("get", "/api/games/{game_id}/record"): {404: free.get("/api/games/nope/record")},
+        ("get", "/api/games/{game_id}/ratings"): {404: free.get("/api/games/nope/ratings")},
         ("get", "/api/games/{game_id}/position"): {
             400: free.get(f"/api/games/{game}/position?turn=x"),
             404: free.get("/api/games/nope/position"),

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dicepoker.ratings import Rating, pools, shown
 from dicepoker.server.accounts import Accounts
 from dicepoker.server.app import create_app
 from dicepoker.server.models import (
@@ -205,10 +206,10 @@ def _seed(client: TestClient) -> None:
             )
         )
     rows += [
-        _rating(marta, "school-3", 30.0, 5.0, 3),  # ordinal 15
+        _rating(marta, "school-3", 30.0, 5.0, 3),
         _rating(marta, "yahtzee", 25.0, 8.0, 0),  # no rated game: not shown
-        _rating(caio, "school-3", 27.0, 4.0, 5),  # ordinal 15 too, more games: before Marta
-        _rating(bea, "school-3", 32.0, 6.0, 1),  # ordinal 14
+        _rating(caio, "school-3", 30.0, 5.0, 5),  # Marta's rating, more games: before her
+        _rating(bea, "school-3", 34.0, 4.0, 1),  # higher and surer: first
         _rating(dora, "school-3", 20.0, 2.0, 0),  # no rated game: not on the leaderboard
         _rating(eva, "school-3", 50.0, 1.0, 9),  # disabled below: not on the leaderboard
         _rating(bea, "yahtzee", 20.0, 3.0, 2),
@@ -365,9 +366,11 @@ def test_ratings_with_their_history(client: TestClient) -> None:
     assert _page(client, "Dora")["ratings"] == []
 
 
-def test_the_shown_rating_rises_with_mu_and_falls_with_sigma() -> None:
+def test_the_pages_show_the_ratings_own_number() -> None:
+    for mu, sigma in ((25.0, 25 / 3), (26.0, 7.0), (31.5, 2.0)):
+        assert shown_rating(mu, sigma) == shown(Rating(mu, sigma))
+    # The leaderboard ranks by what the shown number grows with.
     assert shown_rating(26.0, 7.0) < shown_rating(28.0, 6.0) < shown_rating(30.0, 5.0)
-    assert shown_rating(30.0, 4.0) > shown_rating(30.0, 5.0)
 
 
 # --- the leaderboard ---------------------------------------------------------------------------
@@ -379,25 +382,26 @@ def test_the_leaderboard_ranks_by_shown_rating(client: TestClient) -> None:
     board = response.json()
     assert (board["pool"], board["variant"], board["columns"]) == ("school-3", "school", 3)
     entries = board["entries"]
-    # Caio and Marta share a rating (Caio has more games); Dora has no rated game, Eva is
-    # disabled.
+    # Caio and Marta share a rating and a rank (Caio has more games); Dora has no rated game,
+    # Eva is disabled.
     assert [(e["rank"], e["name"], e["games"]) for e in entries] == [
-        (1, "Caio", 5),
-        (1, "Marta", 3),
-        (3, "Bea", 1),
+        (1, "Bea", 1),
+        (2, "Caio", 5),
+        (2, "Marta", 3),
     ]
     assert [e["rating"] for e in entries] == [
-        shown_rating(27.0, 4.0),
+        shown_rating(34.0, 4.0),
         shown_rating(30.0, 5.0),
-        shown_rating(32.0, 6.0),
+        shown_rating(30.0, 5.0),
     ]
-    limited = client.get("/api/leaderboard/school-3", params={"limit": 1}).json()["entries"]
-    assert [entry["name"] for entry in limited] == ["Caio"]
+    limited = client.get("/api/leaderboard/school-3", params={"limit": 2}).json()["entries"]
+    assert [entry["name"] for entry in limited] == ["Bea", "Caio"]
     assert [e["name"] for e in client.get("/api/leaderboard/yahtzee").json()["entries"]] == ["Bea"]
     assert client.get("/api/leaderboard/poker-dice").json()["entries"] == []
 
 
 def test_every_pool_has_a_leaderboard_and_others_are_404(client: TestClient) -> None:
+    assert set(rating_pools()) == set(pools())  # dicepoker.ratings's pools
     assert {"school-1", "school-3", "school-6", "yahtzee", "yahtzee15", "poker-dice"} <= set(
         rating_pools()
     )
@@ -503,7 +507,7 @@ def test_the_leaderboard_page(client: TestClient) -> None:
     assert '<option value="school-3" selected>' in page
     assert all(f'<option value="{pool}"' in page for pool in rating_pools())
     names = re.findall(r'<th scope="row" class="lb-name"><a href="/players/(\w+)">', page)
-    assert names == ["Caio", "Marta", "Bea"]
+    assert names == ["Bea", "Caio", "Marta"]
     yahtzee = _html(client, "/leaderboard?pool=yahtzee")
     assert re.findall(r'class="lb-name"><a href="/players/(\w+)">', yahtzee) == ["Bea"]
     assert "Nobody has a rated game" in _html(client, "/leaderboard?pool=poker-dice")

@@ -66,6 +66,8 @@ def unrated_reason(seats: Sequence[Mapping[str, Any]], rated: bool) -> str | Non
     accounts; at the end every person's seat must be an account's."""
     if not rated:
         return "not_asked"
+    if len(seats) < 2:
+        return "solitaire"
     for seat in seats:
         if seat["kind"] == "human" and seat.get("name") is not None and "account" not in seat:
             return "anonymous_seat"

@@ -75,6 +75,9 @@ class JoinGame(Strict):
 # --- answers ---------------------------------------------------------------------------------
 
 
+UnratedReason = Literal["not_asked", "solitaire", "anonymous_seat"]
+
+
 class CreatedSeat(SeatView):
     """A seat of a new game, with its token: only for a named person's seat, else null."""
 
@@ -90,9 +93,31 @@ class GameCreated(Wire):
     rated: bool = Field(
         default=False, description="it will be rated when it ends, as its seats stand now"
     )
-    unrated_reason: Literal["not_asked", "anonymous_seat"] | Absent = absent(
-        "why it will not be rated: not asked, or a person's seat is not an account's"
+    unrated_reason: UnratedReason | Absent = absent(
+        "why it will not be rated: not asked, a solitaire, or a person's seat is not an account's"
     )
+
+
+class RatingChange(Wire):
+    """What a rated game did to one account's shown rating."""
+
+    seat: int
+    name: str
+    pool: str
+    before: int
+    after: int
+    change: int
+
+
+class GameRatings(Wire):
+    """`GET /api/games/{id}/ratings`: whether the game is rated, and its changes once it is."""
+
+    rated: bool = Field(description="asked to be rated")
+    status: Literal["rated", "pending", "unrated"] = Field(
+        description="rated (changes given), pending (not over, or being written), unrated"
+    )
+    reason: UnratedReason | Absent = absent("why it is not rated")
+    changes: list[RatingChange]
 
 
 class SeatTaken(Wire):

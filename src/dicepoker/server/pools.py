@@ -1,28 +1,18 @@
-"""The rating pools and the number a rating is shown as, for the player pages and leaderboards.
-
-A pool is one preset: a variant, and for a variant whose options change the number of columns
-on the sheet, one pool per column count (`school-3`, `yahtzee`). The pools are derived from the
-variants' data, never from their names.
-
-This module is the one place that the pages and the leaderboards learn both from: when
-`dicepoker.ratings` (the rating updates) defines its own pools and display number, these
-functions become thin calls to it, and nothing else changes.
+"""The rating pools and the number a rating is shown as, for the player pages and leaderboards:
+`dicepoker.ratings`'s own (its `pool_of`, `pools` and `shown`), with what a page needs to name a
+pool (its variant, and the sheet's columns where the pool is per sheet size).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from dicepoker.rules import DEFAULT_VARIANT, VARIANTS, OptionSpec, get_rules
-
-#: How many standard deviations below its mean a rating is shown (openskill's "ordinal": a
-#: new player with a wide uncertainty is not shown above a proven one).
-SIGMAS: Final = 3.0
-#: The shown number: OFFSET + SCALE x ordinal, rounded (a new player's ordinal is 0: 1000).
-OFFSET: Final = 1000.0
-SCALE: Final = 40.0
+from dicepoker.ratings import Rating, pools, shown
+from dicepoker.ratings import pool_of as rules_pool
+from dicepoker.rules import DEFAULT_VARIANT, find_variant, get_rules, variant_names
 
 
 @dataclass(frozen=True)
@@ -35,51 +25,39 @@ class Pool:
 
 
 def ordinal(mu: Any, sigma: Any) -> Any:
-    """What ratings are ranked by, mu - 3 sigma: for floats, and for SQL columns alike (the
-    leaderboard orders by it in the database)."""
-    return mu - SIGMAS * sigma
+    """What ratings are ranked by, for floats and SQL columns alike (the leaderboard orders by
+    it in the database): what `shown` grows with, the mean alone."""
+    del sigma  # `shown` does not discount the uncertainty
+    return mu
 
 
 def shown_rating(mu: float, sigma: float) -> int:
-    """The number a person reads for an openskill rating (mu, sigma): increasing in `ordinal`."""
-    return round(OFFSET + SCALE * float(ordinal(mu, sigma)))
-
-
-@functools.cache
-def _column_option(name: str) -> OptionSpec | None:
-    """The variant's option that sets the number of columns on the sheet, if it has one."""
-    variant = VARIANTS[name]
-    for spec in variant.options:
-        if spec.kind is int and spec.minimum is not None and spec.maximum is not None:
-            low = get_rules(variant.name, {spec.name: spec.minimum}).columns
-            high = get_rules(variant.name, {spec.name: spec.maximum}).columns
-            if low != high:
-                return spec
-    return None
+    """The number a person reads for an openskill rating (mu, sigma)."""
+    return shown(Rating(mu, sigma))
 
 
 @functools.cache
 def rating_pools() -> dict[str, Pool]:
-    """Every pool by id, in the variants' order (and by column count within a variant)."""
-    pools: dict[str, Pool] = {}
-    for name in VARIANTS:
-        spec = _column_option(name)
-        if spec is None or spec.minimum is None or spec.maximum is None:
-            pools[name] = Pool(name, name)
-            continue
-        values = range(spec.minimum, spec.maximum + 1)
-        counts = sorted({get_rules(name, {spec.name: value}).columns for value in values})
-        for columns in counts:
-            pools[f"{name}-{columns}"] = Pool(f"{name}-{columns}", name, columns)
-    return pools
+    """Every pool by id, in the variants' order: each value of a variant's pool options (the
+    options that change the sheet's size) makes a pool of its own."""
+    found: dict[str, Pool] = {}
+    for name in variant_names():
+        specs = [spec for spec in find_variant(name).options if spec.pool]
+        ranges = [range(int(spec.minimum or 0), int(spec.maximum or 0) + 1) for spec in specs]
+        for values in itertools.product(*ranges):
+            rules = get_rules(
+                name, {spec.name: value for spec, value in zip(specs, values, strict=True)}
+            )
+            pool = rules_pool(rules)
+            found[pool] = Pool(pool, name, rules.columns if specs else None)
+    if set(found) != set(pools()):
+        raise RuntimeError("the pools of the rules and of dicepoker.ratings differ")
+    return found
 
 
 def pool_of(variant: str, options: dict[str, Any]) -> str:
     """The pool id of a game of `variant` with `options` (RulesError for unknown ones)."""
-    rules = get_rules(variant, options)
-    if _column_option(variant) is None:
-        return variant
-    return f"{variant}-{rules.columns}"
+    return rules_pool(get_rules(variant, options))
 
 
 def default_pool() -> Pool:

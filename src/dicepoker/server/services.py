@@ -26,6 +26,8 @@ from dicepoker.server.accounts import Accounts
 from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
+from dicepoker.server.ratings import RatingBook
+from dicepoker.server.results import Results
 from dicepoker.server.security import ClientLimiter, RateLimited
 from dicepoker.server.settings import Settings
 from dicepoker.server.store import Store
@@ -63,6 +65,9 @@ class Services:
     accounts: Accounts
     logging_in: ClientLimiter
     failed_logins: ClientLimiter
+    # What finished games leave their accounts: results, ratings, accuracy.
+    ratings: RatingBook
+    results: Results
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
@@ -72,8 +77,13 @@ class Services:
         thinker: Thinker = (
             PoolThinker(BotPool(settings.bot_workers)) if settings.bot_workers > 0 else InThread()
         )
+        analyses = AnalysisCache()
+        ratings = RatingBook(store)
         return cls(
             settings=settings,
+            analyses=analyses,
+            ratings=ratings,
+            results=Results(store, master, ratings, analyses),
             store=store,
             master=master,
             driver=BotDriver(master, thinker, delay=settings.bot_delay),
@@ -89,6 +99,7 @@ class Services:
     async def start(self) -> None:
         await self.store.migrate()
         await self.master.start()
+        await self.results.sweep()
 
     async def close(self) -> None:
         await self.master.close()

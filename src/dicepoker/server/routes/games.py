@@ -15,7 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from dicepoker.fair import verify_record
 from dicepoker.master import LiveGame, Refusal
-from dicepoker.master.seats import unrated_reason
+from dicepoker.master.seats import accounts_of, unrated_reason
 from dicepoker.protocol import (
     Analysis,
     CreatedSeat,
@@ -26,15 +26,19 @@ from dicepoker.protocol import (
     GameInfo,
     GameList,
     GameListEntry,
+    GameRatings,
     JoinGame,
     Position,
+    RatingChange,
     Record,
     RematchCreated,
     SeatTaken,
     error_responses,
 )
-from dicepoker.server.accounts import Account, optional_account
+from dicepoker.ratings import Rating, shown
+from dicepoker.server.accounts import DELETED_NAME, Account, optional_account
 from dicepoker.server.analysis import advise, position
+from dicepoker.server.ratings import unrated_why
 from dicepoker.server.services import ANALYSING, CREATING, Services, live_game, services
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -136,6 +140,36 @@ async def list_games(app: App, status: ListStatus | None = None, limit: int = 50
             for row in rows
         ]
     )
+
+
+@router.get("/{game_id}/ratings", response_model=GameRatings, responses=error_responses(404))
+async def game_ratings(live: Live, app: App) -> GameRatings:
+    """Whether the game is rated, and what it did to each account's rating (the end screen)."""
+    reason = unrated_why(live)
+    if reason is not None:
+        return GameRatings.build(rated=live.rated, status="unrated", reason=reason, changes=[])
+    rows = await app.ratings.changes(live.id) if live.game.state.finished else []
+    if not rows:
+        return GameRatings.build(rated=True, status="pending", changes=[])
+    seat_of = {account: seat for seat, account in accounts_of(live.seats).items()}
+    changes = []
+    for row in rows:
+        before = shown(Rating(row.mu_before, row.sigma_before))
+        after = shown(Rating(row.mu_after, row.sigma_after))
+        seat = seat_of.get(row.account_id)
+        name = DELETED_NAME if seat is None else str(live.seats[seat]["name"])
+        changes.append(
+            RatingChange.build(
+                seat=-1 if seat is None else seat,
+                name=name,
+                pool=row.pool,
+                before=before,
+                after=after,
+                change=after - before,
+            )
+        )
+    changes.sort(key=lambda change: change.seat)
+    return GameRatings.build(rated=True, status="rated", changes=changes)
 
 
 @router.get("/{game_id}/record", response_model=Record, responses=error_responses(404))
