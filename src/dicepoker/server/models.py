@@ -125,7 +125,8 @@ class RatingRow(Base):
     account_id: Mapped[int] = mapped_column(
         ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
     )
-    pool: Mapped[str] = mapped_column(String(40), primary_key=True)
+    # Indexed alone too: a pool's leaderboard reads it without an account.
+    pool: Mapped[str] = mapped_column(String(40), primary_key=True, index=True)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer, default=0)
