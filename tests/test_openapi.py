@@ -53,6 +53,8 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/me"): {200, 401},
     ("post", "/api/me/password"): {204, 400, 401, 403, 413, 429},
     ("delete", "/api/me"): {204, 401, 403, 413, 429},
+    ("get", "/api/players/{name}"): {200, 400, 404},
+    ("get", "/api/leaderboard/{pool}"): {200, 400, 404},
 }
 
 
@@ -265,6 +267,14 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         "/api/records/nope/analysis"
     )
     cases.update(_account_cases(free, tight, huge))
+    cases[("get", "/api/players/{name}")] = {
+        400: free.get("/api/players/Probe?limit=0"),
+        404: free.get("/api/players/nobody"),
+    }
+    cases[("get", "/api/leaderboard/{pool}")] = {
+        400: free.get("/api/leaderboard/yahtzee?limit=201"),
+        404: free.get("/api/leaderboard/chess"),
+    }
     for route, statuses in ROUTES.items():
         errors = {status for status in statuses if status >= 400}
         assert set(cases.get(route, {})) == errors, route

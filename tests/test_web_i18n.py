@@ -282,6 +282,7 @@ WORDS = {
     "/replay/g/abc123": {"en": "Next turn", "es": "Turno siguiente", "pt": "Próxima vez"},
     "/replay/r/abc123": {"en": "Previous step", "es": "Paso anterior", "pt": "Passo anterior"},
     "/rules/school": {"en": "Small straight", "es": "Escalera menor", "pt": "Sequência menor"},
+    "/leaderboard": {"en": "Leaderboard", "es": "Clasificación", "pt": "Classificação"},
 }
 HTML_LANG = {"en": "en", "es": "es", "pt": "pt-BR"}
 

@@ -241,6 +241,8 @@ PAGES = (
     "/replay/r/abc123",
     *(f"/rules/{name}" for name in VARIANTS),
     "/no/such/page",
+    "/leaderboard",
+    "/players/nobody",
 )
 
 

@@ -2,8 +2,6 @@
 // Player names and every other piece of data are put in the page as text, never as markup.
 
 export const LANG = document.documentElement.dataset.lang || "en";
-/** The logged-in account's name, as the server rendered the page for it; null: anonymous. */
-export const ACCOUNT = document.documentElement.dataset.account || null;
 const LANGS = ["en", "es", "pt"];
 /** @type {Record<string, string>} */
 let catalog = {};

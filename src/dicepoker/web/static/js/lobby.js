@@ -1,6 +1,6 @@
 // The lobby (/): create a game, join or watch one, import a record.
 import {
-  $, ACCOUNT, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, variantName,
+  $, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, variantName,
   rememberName, saveToken, savedName, shownName, t, tk,
 } from "./common.js";
 import { paintFace } from "./dice.js";
@@ -14,7 +14,7 @@ let levels = FALLBACK_LEVELS;
  * of the form (`account`: the logged-in player's own seat) */
 /** @type {SeatChoice[]} */
 let seats = [];
-/** The logged-in account's name (the page's, common.js), or null. */
+/** The logged-in account's name (GET /api/me), or null. */
 let me = /** @type {string | null} */ (null);
 
 /** The variant chosen in the form (the one the page offers first, until another is). */
@@ -368,7 +368,8 @@ async function start() {
   await loadCatalog();
   for (const die of document.querySelectorAll(".hero-dice .die")) if (die instanceof HTMLElement) paintFace(die, Number(die.dataset.face), null);
   const name = savedName();
-  me = ACCOUNT;  // (the page was rendered for the account: no request, no 401 for a visitor)
+  // The page is drawn for the visitor's account (the session cookie): no request needed.
+  me = $("#create-form").dataset.account || null;
   seats = [
     { kind: "human", name: me || name, level: "greedy", account: Boolean(me) },
     { kind: "bot", name: "", level: "greedy" },
