@@ -32,7 +32,10 @@ from processes import end_group
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 #: Tests play far faster than people: their servers run without rate limits unless a test
 #: (tests/test_security.py) asks for them.
-NO_LIMITS = ("--ws-rate", "0", "--http-rate", "0", "--analysis-rate", "0")
+NO_LIMITS = (
+    *("--ws-rate", "0", "--http-rate", "0", "--analysis-rate", "0"),
+    *("--login-rate", "0", "--login-name-rate", "0"),
+)
 
 
 def free_port() -> int:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from dicepoker.admin import admin_app
 from dicepoker.rules import (
     DEFAULT_VARIANT,
     VARIANTS,
@@ -392,6 +393,23 @@ def serve_command(
     analysis_burst: Annotated[
         int, typer.Option(min=1, help="Advice and analysis requests an address may make at once.")
     ] = 30,
+    login_rate: Annotated[
+        float,
+        typer.Option(min=0, help="Sign-ups and logins a second per client address (0: no limit)."),
+    ] = 0.2,
+    login_burst: Annotated[
+        int, typer.Option(min=1, help="Sign-ups and logins a client address may make at once.")
+    ] = 10,
+    login_name_rate: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Failed logins (wrong passwords) a second per account name (0: no limit).",
+        ),
+    ] = 0.05,
+    login_name_burst: Annotated[
+        int, typer.Option(min=1, help="Failed logins an account name may have at once.")
+    ] = 5,
     max_record_bytes: Annotated[
         int, typer.Option(min=1024, help="Largest record the server imports, in bytes.")
     ] = 1024 * 1024,
@@ -417,6 +435,10 @@ def serve_command(
         http_burst=http_burst,
         analysis_rate=analysis_rate,
         analysis_burst=analysis_burst,
+        login_rate=login_rate,
+        login_burst=login_burst,
+        login_name_rate=login_name_rate,
+        login_name_burst=login_name_burst,
         max_record_bytes=max_record_bytes,
         max_record_turns=max_record_turns,
     )
@@ -528,6 +550,10 @@ def play_command(
         fail(str(exc))
     for line in after:
         typer.echo(line, err=True)
+
+
+# `dicepoker admin ...`: accounts and games on the server's database (docs/deploy.md).
+app.add_typer(admin_app, name="admin")
 
 
 def main() -> None:

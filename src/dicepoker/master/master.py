@@ -368,8 +368,12 @@ class GameMaster:
         try:
             await self.store.append(live.id, live.seq, stored, status)
         except ConflictError:
-            # Another process committed first: take its events, then refuse this intent.
-            await self._catch_up(live)
+            # Another process committed first: take its events, then refuse this intent. A
+            # game deleted meanwhile (`dicepoker admin delete-game`) is over: forgotten here,
+            # its bots and clocks stop, and nothing of it is written again.
+            if not await self._catch_up(live):
+                self.games.pop(live.id, None)
+                raise Refusal("game_over", "this game was deleted") from None
             raise Refusal(
                 "stale", f"the game has moved on (seq {live.seq}); your intent was not applied"
             ) from None
@@ -483,7 +487,8 @@ class GameMaster:
                     told = message.get("told")
                     self._replay(live, stored, told if isinstance(told, str) else None)
                     return
-            await self._catch_up(live)
+            if not await self._catch_up(live):
+                self.games.pop(live.id, None)  # deleted (`dicepoker admin delete-game`)
 
     def _followed_hold(self, live: LiveGame, message: dict[str, Any]) -> None:
         """Another process's player changed the dice they hold: news only at the same seq."""
@@ -502,17 +507,19 @@ class GameMaster:
         self._moved(live, stored)
         self.broadcaster.followed(live, stored, told)
 
-    async def _catch_up(self, live: LiveGame) -> None:
-        """Bring the live game to what the store holds (call with the game's lock held)."""
+    async def _catch_up(self, live: LiveGame) -> bool:
+        """Bring the live game to what the store holds (call with the game's lock held);
+        False when the store holds it no more (deleted)."""
         row = await self.store.game(live.id)
         if row is None:
-            return
+            return False
         if row.seats != live.seats:
             live.set_seats([dict(seat) for seat in row.seats])
             self.broadcaster.seats_changed(live)
         for stored in await self.store.events(live.id, after=live.seq):
             self._replay(live, stored)
         self.look(live)
+        return True
 
     async def catch_up_all(self) -> None:
         """After the bus was down a while: every game may have missed messages."""

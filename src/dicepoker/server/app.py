@@ -98,7 +98,7 @@ def _pages_answer_not_found(app: FastAPI) -> None:
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         if exc.status_code == 404 and not request.url.path.startswith(MACHINE_PATHS):
-            return not_found_page(request)
+            return await not_found_page(request)
         return await http_error(request, exc)
 
     app.add_exception_handler(StarletteHTTPException, on_http_error)

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import TextClause, bindparam, event, exc, insert, make_url, select, text
+from sqlalchemy import TextClause, bindparam, delete, event, exc, insert, make_url, select, text
 from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -417,6 +417,13 @@ class Store:
             row.updated_at = utcnow()
             _link_accounts(session, game_id, seats, expected)
             return True
+
+    async def delete_game(self, game_id: str) -> bool:
+        """Delete a game (`dicepoker admin delete-game`); its events, and every other row that
+        refers to it, go with it by the foreign keys' cascade. False: there is no such game."""
+        async with self.writing(), self.sessions() as session, session.begin():
+            result = await session.execute(delete(GameRow).where(GameRow.id == game_id))
+            return bool(getattr(result, "rowcount", 0))
 
     async def list_games(self, status: str | None, limit: int) -> Sequence[StoredGame]:
         async with self.sessions() as session:

@@ -1,7 +1,9 @@
-"""The HTML pages of the web app: the lobby, the table, the replay viewer and the rules.
+"""The HTML pages of the web app: the lobby, the table, the replay viewer, the rules and the
+account pages (sign up, log in, your account).
 
-Pages are Jinja2 templates (autoescaped) rendered in the visitor's language; each page loads one
-plain ES module from `/static/js/` that talks to the REST API and the WebSocket of
+Pages are Jinja2 templates (autoescaped) rendered in the visitor's language and knowing the
+visitor's account (the session cookie, `optional_account`: the header names it); each page loads
+one plain ES module from `/static/js/` that talks to the REST API and the WebSocket of
 `docs/api.md`. The server includes `router` and mounts `STATIC_DIR` at `/static`.
 """
 
@@ -9,10 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import quote
 
+from babel import Locale
+from babel.dates import format_date
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -20,6 +26,7 @@ from markdown_it import MarkdownIt
 
 from dicepoker import i18n
 from dicepoker.rules import DEFAULT_VARIANT, variant_names
+from dicepoker.server.accounts import DELETED_NAME, NAME_MAX, Account, optional_account
 
 HERE: Final = Path(__file__).resolve().parent
 STATIC_DIR: Final = HERE / "static"
@@ -28,6 +35,10 @@ RULES_DIR: Final = HERE / "rules"
 COOKIE_MAX_AGE: Final = 365 * 24 * 3600
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: Where a page may send the visitor after logging in (`?next=`): a path of this site, never
+#: another site's address (`//host`, `https:`) nor the account forms themselves.
+_NEXT = re.compile(r"^/(?![/\\])[A-Za-z0-9/_.~-]{0,200}$")
+_FORMS = ("/login", "/signup")
 #: A rules table cell that is only a throw of dice ("3 3 3 5 5", "10 J Q K A"): kept on one line.
 _DICE_CELL = re.compile(r"<td>((?:[1-9JQKA]|10)(?: (?:[1-9JQKA]|10))+)</td>")
 
@@ -69,12 +80,22 @@ def _lang(request: Request) -> str:
     )
 
 
-def _render(
+def _next_path(value: str | None) -> str | None:
+    """`value` if a page may send the visitor there after logging in, else None."""
+    if value and _NEXT.match(value) and not value.startswith(_FORMS):
+        return value
+    return None
+
+
+async def _render(
     request: Request, name: str, title: str, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
-    """A page in the visitor's language; every template knows the variants (in the registry's
-    order) and the one offered first, so none writes a variant's name."""
+    """A page in the visitor's language and for the visitor's account (None: anonymous); every
+    template knows the variants (in the registry's order) and the one offered first, so none
+    writes a variant's name."""
     lang = _lang(request)
+    account: Account | None = context.pop("account", None) or await optional_account(request)
+    path = request.url.path
 
     def translate(msgid: str, **values: Any) -> str:
         text = i18n.gettext(lang, msgid)
@@ -84,7 +105,10 @@ def _render(
         lang=lang,
         html_lang=i18n.HTML_LANG[lang],
         langs=[(code, i18n.LANG_NAMES[code]) for code in i18n.LANGS],
-        path=request.url.path,
+        path=path,
+        account=account,
+        # The header's "Log in" brings the visitor back here (the lobby needs no `next`).
+        login_next=_next_path(path) if path != "/" else None,
         title=translate(title),
         _=translate,
         version=STATIC_VERSION,
@@ -117,24 +141,25 @@ def _check_id(value: str) -> str:
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def lobby(request: Request) -> HTMLResponse:
+async def lobby(request: Request) -> HTMLResponse:
     """Create a game, join or watch one, import a record."""
-    return _render(request, "lobby.html", "site.name", page="lobby")
+    return await _render(request, "lobby.html", "site.name", page="lobby")
 
 
 @router.get("/g/{game_id}", response_class=HTMLResponse, include_in_schema=False)
-def table(request: Request, game_id: str) -> HTMLResponse:
+async def table(request: Request, game_id: str) -> HTMLResponse:
     """The table of one game: players, spectators and the end screen."""
-    return _render(request, "table.html", "site.name", page="table", game_id=_check_id(game_id))
+    game_id = _check_id(game_id)
+    return await _render(request, "table.html", "site.name", page="table", game_id=game_id)
 
 
 @router.get("/replay/{kind}/{item_id}", response_class=HTMLResponse, include_in_schema=False)
-def replay(request: Request, kind: str, item_id: str) -> HTMLResponse:
+async def replay(request: Request, kind: str, item_id: str) -> HTMLResponse:
     """Step through a game (`g`) or an imported record (`r`) turn by turn and roll by roll."""
     if kind not in ("g", "r"):
         raise HTTPException(status_code=404, detail="not found")
     source = "games" if kind == "g" else "records"
-    return _render(
+    return await _render(
         request,
         "replay.html",
         "Replay",
@@ -168,12 +193,12 @@ def rules_index() -> RedirectResponse:
 
 
 @router.get("/rules/{variant}", response_class=HTMLResponse, include_in_schema=False)
-def rules(request: Request, variant: str) -> HTMLResponse:
+async def rules(request: Request, variant: str) -> HTMLResponse:
     """The rules of a variant in the page's language (docs/rules/{lang}/{variant}.md)."""
     if variant not in variant_names():
         raise HTTPException(status_code=404, detail="unknown variant")
     lang = _lang(request)
-    return _render(
+    return await _render(
         request,
         "rules.html",
         "Rules",
@@ -183,10 +208,74 @@ def rules(request: Request, variant: str) -> HTMLResponse:
     )
 
 
-def not_found_page(request: Request) -> HTMLResponse:
+async def not_found_page(request: Request) -> HTMLResponse:
     """The answer to an unknown page: a page of the site, in the visitor's language, that says
     so and leads back to the lobby (the API answers its JSON error instead)."""
-    return _render(request, "not_found.html", "Page not found", status_code=404, page="notfound")
+    return await _render(
+        request, "not_found.html", "Page not found", status_code=404, page="notfound"
+    )
+
+
+# --- the account pages (the API is server/routes/accounts.py) ------------------------------
+
+
+def _redirect(url: str) -> RedirectResponse:
+    """See Other (a GET of `url`); never kept by a cache, since it depends on the cookie."""
+    response = RedirectResponse(url, status_code=303)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Vary"] = "Cookie"
+    return response
+
+
+async def _account_form(request: Request, template: str, title: str, page: str) -> Response:
+    """Sign up or log in; someone logged in already is sent on (to `next`, or their account)."""
+    next_path = _next_path(request.query_params.get("next"))
+    if await optional_account(request) is not None:
+        return _redirect(next_path or "/account")
+    query = f"?next={quote(next_path)}" if next_path else ""
+    return await _render(
+        request,
+        template,
+        title,
+        page=page,
+        next_path=next_path or "/",
+        next_query=query,
+        name_max=NAME_MAX,
+    )
+
+
+@router.get("/signup", response_class=HTMLResponse, include_in_schema=False)
+async def sign_up_page(request: Request) -> Response:
+    """Choose a name and a password (POST /api/accounts); the account is logged in at once."""
+    return await _account_form(request, "signup.html", "Sign up", "signup")
+
+
+@router.get("/login", response_class=HTMLResponse, include_in_schema=False)
+async def log_in_page(request: Request) -> Response:
+    """Log in (POST /api/session), then go back where the visitor came from (`next`)."""
+    return await _account_form(request, "login.html", "Log in", "login")
+
+
+def _long_date(moment: datetime, lang: str) -> str:
+    """A date as the page's language writes it in full ("29 de novembro de 2025")."""
+    return format_date(moment.date(), format="long", locale=Locale.parse(i18n.HTML_LANG[lang], "-"))
+
+
+@router.get("/account", response_class=HTMLResponse, include_in_schema=False)
+async def account_page(request: Request) -> Response:
+    """Who you are, log out, change the password, delete the account (anonymous: log in)."""
+    account = await optional_account(request)
+    if account is None:
+        return _redirect("/login?next=/account")
+    return await _render(
+        request,
+        "account.html",
+        "Your account",
+        page="account",
+        account=account,
+        since=_long_date(account.created_at, _lang(request)),
+        deleted_name=DELETED_NAME,
+    )
 
 
 @router.get("/i18n/{lang}.json", include_in_schema=False)

@@ -160,10 +160,10 @@ async def player_page(request: Request, name: str, before: str | None = None) ->
         )
     except Refusal as refusal:
         if refusal.code == "not_found":
-            return not_found_page(request)
+            return await not_found_page(request)
         raise
     own = f"/players/{quote(player.name)}"
-    return render(
+    return await render(
         request,
         "player.html",
         "Player",
@@ -203,9 +203,9 @@ async def leaderboard_page(request: Request, pool: str | None = None) -> HTMLRes
     words = Words(lang_of_request(request))
     chosen = rating_pools().get(pool) if pool else default_pool()
     if chosen is None:
-        return not_found_page(request)
+        return await not_found_page(request)
     board = await leaderboard_answer(services(request).accounts, chosen.id)
-    return render(
+    return await render(
         request,
         "leaderboard.html",
         "Leaderboard",

@@ -318,6 +318,8 @@ interface ApiResult<T = unknown> {
   ok: boolean;
   status: number;
   data: T | null;
+  /** Seconds the server asks to wait (Retry-After, with a 429); 0 when it says none. */
+  retryAfter?: number;
 }
 
 interface ApiErrorBody {
@@ -500,4 +502,10 @@ interface Verification {
   rolls: number;
   turn: number | null;
   roll: number | null;
+}
+
+/** GET /api/me, and the answer of signing up (POST /api/accounts) and logging in (POST /api/session). */
+interface Me {
+  name: string;
+  created_at: string;
 }

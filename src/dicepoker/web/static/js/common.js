@@ -16,7 +16,34 @@ export async function loadCatalog() {
     catalog = {};
   }
   tidyLangSwitch();
+  showFlash();
   return catalog;
+}
+
+const FLASH_KEY = "dicepoker:flash";
+
+/**
+ * Say `text` in a toast on the next page this tab opens (logged out, account deleted: the page
+ * that did it goes away at once).
+ * @param {string} text
+ */
+export function flash(text) {
+  try {
+    sessionStorage.setItem(FLASH_KEY, text);
+  } catch {
+    /* private mode: the next page simply does not say it */
+  }
+}
+
+function showFlash() {
+  let text;
+  try {
+    text = sessionStorage.getItem(FLASH_KEY);
+    sessionStorage.removeItem(FLASH_KEY);
+  } catch {
+    return;
+  }
+  if (text) toast(text, "ok", 5000);
 }
 
 /** @param {string} key */
@@ -245,7 +272,9 @@ export async function api(method, url, body) {
   } catch {
     data = null;
   }
-  return { ok: response.ok, status: response.status, data };
+  // A 429 says in how many seconds to try again.
+  const retryAfter = Number(response.headers.get("Retry-After")) || 0;
+  return { ok: response.ok, status: response.status, data, retryAfter };
 }
 
 /**
