@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -42,7 +42,7 @@ from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
 from dicepoker.master.broadcast import Broadcaster
 from dicepoker.master.bus import LEASE_SECONDS
-from dicepoker.master.live import LiveGame, RecordingDice, Trail
+from dicepoker.master.live import LiveGame, RecordingDice, Trail, utcnow
 from dicepoker.master.refusal import Refusal
 from dicepoker.master.rematch import rematch_id, rematch_seats
 from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
@@ -76,8 +76,11 @@ class GameMaster:
         broadcaster: Broadcaster | None = None,
         *,
         dice: DiceSource | None = None,
+        now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
+        # The time that withheld seeds are revealed by (injected by tests).
+        self.now = now
         self.broadcaster = broadcaster or Broadcaster()
         # Games derive their dice from a committed seed; a `dice` source (tests) replaces that,
         # and its games carry no commitment. Games older than the seeds use SecretDice.
@@ -130,24 +133,50 @@ class GameMaster:
         options: dict[str, Any],
         seats: list[dict[str, Any]],
         turn_seconds: int | None,
+        *,
+        dice_seed: str | None = None,
+        reveal_at: datetime | None = None,
+        save: Callable[[StoredGame], Awaitable[None]] | None = None,
     ) -> tuple[LiveGame, list[str | None]]:
-        """A new game; returns it and each seat's token (None for bots and open seats)."""
-        rules, clock = _rules_with_clock(variant, options, turn_seconds)
+        """A new game; returns it and each seat's token (None for bots and open seats).
+
+        A daily challenge gives its day's `dice_seed` (the same dice for every game of the day),
+        the time its seed may be revealed (`reveal_at`, the day's end) and how to store the game
+        (`save`: with its link to the day, in one transaction; what it raises is raised here and
+        nothing is kept)."""
+        rules, clock = rules_with_clock(variant, options, turn_seconds)
         if not rules.min_players <= len(seats) <= rules.max_players:
             raise Refusal(
                 "bad_seats",
                 f"{variant} is played by {rules.min_players} to {rules.max_players} players",
             )
         stored_seats, tokens = seating.seat_requests(seats)
-        live = await self._start_game(secrets.token_urlsafe(8), rules, stored_seats, clock)
+        live = await self._start_game(
+            secrets.token_urlsafe(8),
+            rules,
+            stored_seats,
+            clock,
+            seed=dice_seed,
+            reveal_at=reveal_at,
+            save=save,
+        )
         return live, tokens
 
     async def _start_game(
-        self, game_id: str, rules: Rules, seats: list[dict[str, Any]], clock: int
+        self,
+        game_id: str,
+        rules: Rules,
+        seats: list[dict[str, Any]],
+        clock: int,
+        *,
+        seed: str | None = None,
+        reveal_at: datetime | None = None,
+        save: Callable[[StoredGame], Awaitable[None]] | None = None,
     ) -> LiveGame:
         """Store a new game of these rules and seats (ConflictError: the id is taken) and hold
-        it live; its watchers look at it."""
-        seed = new_seed() if self.commit_dice else None
+        it live; its watchers look at it. Its dice come from `seed`, else a fresh one."""
+        if seed is None and self.commit_dice:
+            seed = new_seed()
         stored = StoredGame(
             id=game_id,
             variant=rules.variant,
@@ -157,9 +186,10 @@ class GameMaster:
             turn_seconds=clock,
             dice_seed=seed,
             dice_commitment=commitment(seed) if seed is not None else None,
+            reveal_at=reveal_at,
             created_at=datetime.now(UTC),
         )
-        await self.store.create_game(stored)
+        await (save or self.store.create_game)(stored)
         live = self._live_from(stored, [])
         self.games[live.id] = live
         self.look(live)
@@ -229,6 +259,8 @@ class GameMaster:
             last=events[-1] if events else None,
             dice_seed=row.dice_seed,
             dice_commitment=row.dice_commitment,
+            reveal_at=row.reveal_at,
+            now=self.now,
             trail=trail,
         )
         live.sync_fair_dice()
@@ -499,7 +531,7 @@ class GameMaster:
                 self.look(live)
 
 
-def _rules_with_clock(
+def rules_with_clock(
     variant: str, options: dict[str, Any], turn_seconds: int | None
 ) -> tuple[Rules, int]:
     """A new game's rules and turn clock. A variant with a clock of its own (its rules say what

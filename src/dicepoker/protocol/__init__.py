@@ -9,11 +9,20 @@ WebSocket's JSON Schema (docs/ws-schema.json, `/api/schema/ws.json`).
 - `rest`: the REST bodies and the error shape (`ErrorResponse`).
 - `record`: the game record's shape (`Record`).
 - `pace`: rematches and quick reactions (`RematchMessage`, `ReactionMessage`, `React`).
+- `daily`: the daily challenge's bodies (`DailyChallenge`, `DailyLeaderboard`, ...).
 - `refusals`: every refusal code, its meaning and the words a person reads.
 - `jsontext`: strict JSON text (no duplicate keys, NaN, lone surrogates, deep nesting).
 """
 
 from dicepoker.protocol.base import Strict, Wire, dumps
+from dicepoker.protocol.daily import (
+    DailyChallenge,
+    DailyGame,
+    DailyLeaderboard,
+    DailyPlace,
+    DailyStarted,
+    StartDaily,
+)
 from dicepoker.protocol.jsontext import MAX_DEPTH, JSONTextError, check_value, strict_loads
 from dicepoker.protocol.messages import (
     MAX_MESSAGE_BYTES,
@@ -139,6 +148,11 @@ __all__ = [
     "ClockView",
     "CreateGame",
     "CreatedSeat",
+    "DailyChallenge",
+    "DailyGame",
+    "DailyLeaderboard",
+    "DailyPlace",
+    "DailyStarted",
     "Decision",
     "DiceCheck",
     "ErrorBody",
@@ -187,6 +201,7 @@ __all__ = [
     "SheetRowView",
     "SheetView",
     "StarView",
+    "StartDaily",
     "Status",
     "Strict",
     "Sync",

@@ -58,6 +58,16 @@ CODES: dict[str, Code] = {
     "not_finished": Code(
         "the game is not over yet (its dice seed, its rematch come at the end)", socket=False
     ),
+    "daily_played": Code(
+        "this account has started this preset's daily challenge today already",
+        "You have played today's challenge already.",
+        False,
+    ),
+    "seed_withheld": Code(
+        "a daily challenge's seed is revealed when its day is over (UTC)",
+        "The seed of a daily challenge is revealed when its day is over.",
+        False,
+    ),
 }
 
 #: Close codes of the WebSocket (besides the standard ones) and what they mean.

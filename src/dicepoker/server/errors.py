@@ -34,6 +34,8 @@ STATUS: dict[str, int] = {
     "seat_taken": 409,
     "game_over": 409,
     "not_finished": 409,
+    "daily_played": 409,
+    "seed_withheld": 409,
     "too_large": 413,
     "bad_options": 422,
     "bad_seats": 422,

@@ -7,10 +7,14 @@ worker pool; the routes reach them through the dependencies below.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from fastapi import Depends, Request, WebSocket
 
+from dicepoker.daily import par
 from dicepoker.engine import Action, GameState
 from dicepoker.master import (
     BotDriver,
@@ -22,9 +26,11 @@ from dicepoker.master import (
     Thinker,
     TurnClock,
 )
+from dicepoker.master.live import utcnow
 from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
+from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
 from dicepoker.server.security import ClientLimiter, RateLimited
 from dicepoker.server.settings import Settings
 from dicepoker.server.store import Store
@@ -45,6 +51,16 @@ class PoolThinker:
         self.pool.close()
 
 
+def pool_par(pool: BotPool) -> ParRunner:
+    """The daily par computed in a bot worker process (a second or two, once a day per preset:
+    the worker has the expert's tables already, and the server's interpreter stays free)."""
+
+    async def run(variant: str, options: dict[str, Any], seed: str) -> int:
+        return await pool.run(par, variant, options, seed)
+
+    return run
+
+
 @dataclass
 class Services:
     settings: Settings
@@ -58,15 +74,18 @@ class Services:
     analysing: ClientLimiter
     # Quick reactions per game seat (a table is not a chat: a few, then one every few seconds).
     reacting: ClientLimiter
+    daily: DailyService
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
-    def build(cls, settings: Settings) -> Services:
+    def build(cls, settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
+        """The services of one app; `now` is the clock of the daily challenge's days and of
+        withheld seeds (tests move it)."""
         store = Store(settings.database)
-        master = GameMaster(store, Broadcaster(make_bus(settings.redis_url)))
-        thinker: Thinker = (
-            PoolThinker(BotPool(settings.bot_workers)) if settings.bot_workers > 0 else InThread()
-        )
+        master = GameMaster(store, Broadcaster(make_bus(settings.redis_url)), now=now)
+        pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
+        thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
+        runner = pool_par(pool) if pool is not None else par_in_thread
         return cls(
             settings=settings,
             store=store,
@@ -76,6 +95,7 @@ class Services:
             creating=ClientLimiter(settings.http_rate, settings.http_burst),
             analysing=ClientLimiter(settings.analysis_rate, settings.analysis_burst),
             reacting=ClientLimiter(settings.reaction_rate, settings.reaction_burst),
+            daily=DailyService(store, master, par_runner=runner, now=now),
         )
 
     async def start(self) -> None:
@@ -83,6 +103,7 @@ class Services:
         await self.master.start()
 
     async def close(self) -> None:
+        await self.daily.close()
         await self.master.close()
         await self.store.close()
 

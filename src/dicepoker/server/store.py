@@ -22,7 +22,12 @@ from typing import Any
 
 from sqlalchemy import TextClause, bindparam, event, exc, insert, make_url, select, text
 from sqlalchemy.engine import Dialect, Engine
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
@@ -174,9 +179,28 @@ def stored_game(row: GameRow) -> StoredGame:
         turn_seconds=row.turn_seconds,
         dice_seed=row.dice_seed,
         dice_commitment=row.dice_commitment,
+        reveal_at=_utc(row.reveal_at),
         created_at=_utc(row.created_at),
         updated_at=_utc(row.updated_at),
     )
+
+
+def game_row(game: StoredGame) -> GameRow:
+    row = GameRow(
+        id=game.id,
+        variant=game.variant,
+        options=game.options,
+        seats=game.seats,
+        status=game.status,
+        seq=game.seq,
+        turn_seconds=game.turn_seconds,
+        dice_seed=game.dice_seed,
+        dice_commitment=game.dice_commitment,
+        reveal_at=game.reveal_at,
+    )
+    if game.created_at is not None:
+        row.created_at = row.updated_at = game.created_at
+    return row
 
 
 class Store:
@@ -238,25 +262,19 @@ class Store:
     # --- games -----------------------------------------------------------------------------
 
     async def create_game(self, game: StoredGame) -> None:
-        row = GameRow(
-            id=game.id,
-            variant=game.variant,
-            options=game.options,
-            seats=game.seats,
-            status=game.status,
-            seq=game.seq,
-            turn_seconds=game.turn_seconds,
-            dice_seed=game.dice_seed,
-            dice_commitment=game.dice_commitment,
-        )
-        if game.created_at is not None:
-            row.created_at = row.updated_at = game.created_at
         try:
             async with self._writing(), self.sessions() as session, session.begin():
-                session.add(row)
+                session.add(game_row(game))
         except exc.IntegrityError:
             # The id is taken (a rematch made by another process a moment ago).
             raise ConflictError(f"game {game.id} exists") from None
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[AsyncSession]:
+        """A session in a transaction, for a write of several rows at once (SQLite's writers
+        queued as every write of this store is)."""
+        async with self._writing(), self.sessions() as session, session.begin():
+            yield session
 
     async def game(self, game_id: str) -> StoredGame | None:
         async with self.sessions() as session:
