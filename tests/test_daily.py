@@ -1,0 +1,531 @@
+"""The daily challenge through the API, on SQLite and PostgreSQL: the same dice for the same keeps,
+the seed withheld until the day is over (the app's clock is moved, nothing sleeps), every daily
+game verified after it, the par the expert's score on those dice, one game per account a day,
+refusals that change nothing, and the day's row and par agreed on by several processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from fastapi.testclient import TestClient
+from sqlalchemy import inspect
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from dicepoker.bots import make_bot
+from dicepoker.daily import par
+from dicepoker.engine import totals
+from dicepoker.fair import commitment, die, thrown_positions, verify_record
+from dicepoker.master import Refusal
+from dicepoker.record import replay
+from dicepoker.server.app import create_app
+from dicepoker.server.daily import Player, preset_rules
+from dicepoker.server.daily_store import DailyStore
+from dicepoker.server.services import Services
+from dicepoker.server.settings import Settings
+from dicepoker.server.store import MIGRATIONS, Store, database_url
+from live_server import fresh_postgres_database
+
+PRESET = "yahtzee"  # 13 turns: the quickest preset to play many games of
+START = datetime(2031, 3, 14, 15, 30, tzinfo=UTC)
+DAY = START.date().isoformat()
+Plan = Callable[[int, int], list[int] | None]
+
+
+class Clock:
+    """The app's clock: tests move it (to the next day) instead of waiting."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def next_day(self) -> None:
+        self.now = datetime.combine(self.now.date() + timedelta(days=1), START.timetz())
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "daily.db")
+    else:
+        yield fresh_postgres_database()
+
+
+def _settings(database: str) -> Settings:
+    return Settings(
+        database=database, bot_delay=0, bot_workers=0, ws_rate=0, http_rate=0, analysis_rate=0
+    )
+
+
+@contextmanager
+def app_client(database: str, clock: Clock) -> Iterator[TestClient]:
+    with TestClient(create_app(_settings(database), now=clock)) as client:
+        yield client
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(START)
+
+
+@pytest.fixture
+def client(database: str, clock: Clock) -> Iterator[TestClient]:
+    with app_client(database, clock) as test_client:
+        yield test_client
+
+
+def services_of(client: TestClient) -> Services:
+    app: Any = client.app
+    found: Services = app.state.services
+    return found
+
+
+def call(client: TestClient, function: Callable[..., Any], *args: Any) -> Any:
+    """Run a coroutine function on the app's own event loop (the test client's portal)."""
+    assert client.portal is not None
+    return client.portal.call(function, *args)
+
+
+def ok(response: Any, status: int = 200) -> Any:
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+class Seat:
+    """One player's connection to their game (the WebSocket of docs/api.md)."""
+
+    def __init__(self, client: TestClient, game_id: str, token: str) -> None:
+        self._stack = ExitStack()
+        self.ws = self._stack.enter_context(
+            client.websocket_connect(f"/ws/games/{game_id}?token={token}")
+        )
+        self.seen: list[dict[str, Any]] = []
+        welcome = self._receive()
+        assert welcome["type"] == "welcome" and welcome["seat"] == 0, welcome
+        self.seq: int = welcome["seq"]
+        self.state: dict[str, Any] = welcome["state"]
+
+    def _receive(self) -> dict[str, Any]:
+        message: dict[str, Any] = self.ws.receive_json()
+        self.seen.append(message)
+        return message
+
+    def act(self, action: str) -> dict[str, Any]:
+        self.ws.send_json({"type": "act", "action": action, "seq": self.seq})
+        while True:
+            message = self._receive()
+            assert message["type"] != "error", (action, message)
+            if message["type"] == "event" and message["seq"] == self.seq + 1:
+                self.seq, self.state = message["seq"], message["state"]
+                return message
+
+    def play(self, plan: Plan) -> None:
+        """Play the game to its end: each turn rolls, then keeps what `plan(turn, roll)` says
+        (None: no more rolls) while rolls are left, then fills the cell of the best gain."""
+        turn = 0
+        while not self.state["finished"]:
+            self.act("roll")
+            roll = 1
+            while self.state["turn"]["can_keep"] and self.state["turn"]["rolls_left"] > 0:
+                keep = plan(turn, roll)
+                if keep is None:
+                    break
+                self.act(" ".join(["keep", *map(str, keep)]) if keep else "roll")
+                roll += 1
+            best = max(self.state["turn"]["legal"], key=lambda option: option["gain"])
+            self.act(best["action"])
+            turn += 1
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+def start(client: TestClient, name: str, preset: str = PRESET) -> dict[str, Any]:
+    created: dict[str, Any] = ok(client.post(f"/api/daily/{preset}", json={"name": name}), 201)
+    return created
+
+
+def play(client: TestClient, created: dict[str, Any], plan: Plan) -> dict[str, Any]:
+    seat = Seat(client, created["id"], created["token"])
+    try:
+        seat.play(plan)
+        assert all("seed" not in m.get("fair_dice", {}) for m in seat.seen)
+    finally:
+        seat.close()
+    record: dict[str, Any] = ok(client.get(f"/api/games/{created['id']}/record"))
+    return record
+
+
+def same_keeps(turn: int, roll: int) -> list[int] | None:
+    return [turn % 5] if roll == 1 else [turn % 5, (turn + 2) % 5]
+
+
+def other_keeps(turn: int, roll: int) -> list[int] | None:
+    return [] if roll == 1 else None  # throw all five again once, then stop
+
+
+def seed_of(client: TestClient, preset: str, day: str) -> str:
+    found = call(client, DailyStore(services_of(client).store).day, preset, date.fromisoformat(day))
+    assert found is not None
+    seed: str = found.seed
+    return seed
+
+
+def wait_par(client: TestClient, preset: str, day: str | None = None) -> int:
+    """The par once the server has it (a condition polled, no fixed wait)."""
+    query = f"?date={day}" if day else ""
+    deadline = time.monotonic() + 120
+    while True:
+        found = ok(client.get(f"/api/daily/{preset}{query}"))["par"]
+        if found is not None:
+            return int(found)
+        assert time.monotonic() < deadline, "the par was not computed"
+        time.sleep(0.05)  # polling a condition: the par is computed on a worker thread
+
+
+# --- the same dice ------------------------------------------------------------------------------
+
+
+def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the_day(
+    client: TestClient, clock: Clock
+) -> None:
+    today = ok(client.get(f"/api/daily/{PRESET}"))
+    assert today["date"] == DAY and today["over"] is False and today["seed"] is None
+    assert today["ends_at"] == "2031-03-15T00:00:00+00:00" and today["games"] == 0
+    ana, bea, caio = (start(client, name) for name in ("Ana", "Bea", "Caio"))
+    assert ana["date"] == DAY and ana["ranked"] is False and ana["url"] == f"/g/{ana['id']}"
+    records = [
+        play(client, ana, same_keeps),
+        play(client, bea, same_keeps),
+        play(client, caio, other_keeps),
+    ]
+    # Ana and Bea kept the same dice: every roll of every turn is the same, and so every move.
+    assert records[0]["turns"] == records[1]["turns"]
+    assert records[0]["players"] == ["Ana"] and records[1]["players"] == ["Bea"]
+    # Caio kept others: each turn's first roll is still everyone's, and wherever he threw a
+    # position on the same roll of the same turn as Ana, it showed the same face.
+    compared = 0
+    for mine, his in zip(records[0]["turns"], records[2]["turns"], strict=True):
+        assert mine["rolls"][0] == his["rolls"][0]
+        for roll, (a, c) in enumerate(zip(mine["rolls"], his["rolls"], strict=False)):
+            if roll == 0:
+                continue
+            both = set(thrown_positions(a.get("keep", []))) & set(thrown_positions(c["keep"]))
+            for position in both:
+                assert a["dice"][position] == c["dice"][position]
+                compared += 1
+    assert compared > 0
+    daily_commitment = today["commitment"]
+    assert all(
+        r["fair_dice"] == {"scheme": today["scheme"], "commitment": daily_commitment}
+        for r in records
+    )
+
+    # During the day: the seed is in no answer about the day or its finished games.
+    seed = seed_of(client, PRESET, DAY)
+    assert commitment(seed) == daily_commitment
+    for created in (ana, bea, caio):
+        game_id = created["id"]
+        game = ok(client.get(f"/api/games/{game_id}"))
+        assert game["status"] == "finished" and "seed" not in game["fair_dice"]
+        refused = client.get(f"/api/games/{game_id}/verify")
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "seed_withheld"
+        for path in (
+            f"/api/games/{game_id}",
+            f"/api/games/{game_id}/record",
+            f"/api/games/{game_id}/position?turn=13",
+            f"/api/games/{game_id}/analysis",
+            f"/api/games/{game_id}/verify",
+            f"/api/daily/{PRESET}",
+            f"/api/daily/{PRESET}?date={DAY}",
+            f"/api/daily/{PRESET}/leaderboard",
+            "/api/games?status=finished",
+        ):
+            assert seed not in client.get(path).text, path
+        assert verify_record(ok(client.get(f"/api/games/{game_id}/record"))).reason == "no_seed"
+
+    # The day is over: the seed is revealed, and every daily game verifies.
+    clock.next_day()
+    past = ok(client.get(f"/api/daily/{PRESET}?date={DAY}"))
+    assert past["over"] is True and past["seed"] == seed and past["commitment"] == daily_commitment
+    for created in (ana, bea, caio):
+        record = ok(client.get(f"/api/games/{created['id']}/record"))
+        assert record["fair_dice"]["seed"] == seed
+        result = verify_record(record)
+        assert result.ok, result.message
+        checked = ok(client.get(f"/api/games/{created['id']}/verify"))
+        assert checked["ok"] is True and checked["seed"] == seed
+        assert ok(client.get(f"/api/games/{created['id']}"))["fair_dice"]["seed"] == seed
+    # The first roll of turn 1 is the seed's dice.
+    assert records[0]["turns"][0]["rolls"][0]["dice"] == [die(seed, 1, 1, p) for p in range(5)]
+    # A new day, a new challenge.
+    tomorrow = ok(client.get(f"/api/daily/{PRESET}"))
+    assert tomorrow["date"] == "2031-03-15" and tomorrow["seed"] is None
+    assert tomorrow["commitment"] != daily_commitment
+
+
+# --- the par ------------------------------------------------------------------------------------
+
+
+def test_the_par_is_the_experts_score_on_the_days_dice(client: TestClient, clock: Clock) -> None:
+    """The expert plays a daily game through the server (each of its choices made on the game's
+    record, sent over the WebSocket): its score there is the par the server computed."""
+    preset = "school"
+    created = start(client, "Expert", preset)
+    seat = Seat(client, created["id"], created["token"])
+    bot = make_bot("expert")
+    try:
+        while not seat.state["finished"]:
+            state = replay(ok(client.get(f"/api/games/{created['id']}/record"))).state
+            seat.act(str(bot.choose(state)))
+    finally:
+        seat.close()
+    record = ok(client.get(f"/api/games/{created['id']}/record"))
+    score = totals(replay(record).state)[0]
+    assert wait_par(client, preset) == score
+    board = ok(client.get(f"/api/daily/{preset}/leaderboard"))
+    assert board["par"] == score
+    assert [(g["name"], g["score"], g["to_par"]) for g in board["unranked"]] == [
+        ("Expert", score, 0)
+    ]
+    # After the day, anyone can recompute it from the revealed seed.
+    clock.next_day()
+    seed = ok(client.get(f"/api/daily/{preset}?date={DAY}"))["seed"]
+    rules = preset_rules(preset)
+    assert par(rules.variant, dict(rules.option_dict), seed) == score
+
+
+# --- the leaderboard ----------------------------------------------------------------------------
+
+
+def test_the_leaderboard_lists_finished_games_against_par(client: TestClient) -> None:
+    games = [start(client, name) for name in ("Ana", "Bea", "Caio")]
+    play(client, games[0], same_keeps)
+    play(client, games[1], other_keeps)
+    par_score = wait_par(client, PRESET)
+    board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
+    assert board["date"] == DAY and board["par"] == par_score and board["over"] is False
+    assert board["ranked"] == [] and board["playing"] == 1  # Caio has not played yet
+    listed = board["unranked"]
+    assert {g["name"] for g in listed} == {"Ana", "Bea"}
+    scores = [g["score"] for g in listed]
+    assert scores == sorted(scores, reverse=True)
+    for entry in listed:
+        game = next(g for g in games if g["id"] == entry["id"])
+        record = ok(client.get(f"/api/games/{game['id']}/record"))
+        assert entry["score"] == totals(replay(record).state)[0]
+        assert entry["to_par"] == entry["score"] - par_score
+        assert entry["place"] is None and entry["ranked"] is False
+        assert entry["status"] == "finished"
+        assert entry["replay"] == f"/replay/g/{game['id']}"
+        assert ok(client.get(entry["analysis"]))["players"][0]["name"] == entry["name"]
+    assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 3
+
+
+def test_accounts_are_ranked_ties_share_a_place_and_play_once_a_day(client: TestClient) -> None:
+    """The service's rules for accounts (the routes read the account from the session)."""
+    daily = services_of(client).daily
+    live, _token, day = call(client, daily.start, PRESET, Player("Ana", account_id=1))
+    assert live.seats[0]["name"] == "Ana" and day.day == START.date()
+    # A second game of the same account on the same day is refused, and nothing is stored.
+    before = ok(client.get("/api/games?limit=200"))["games"]
+    with pytest.raises(Refusal) as refused:
+        call(client, daily.start, PRESET, Player("Ana again", account_id=1))
+    assert refused.value.code == "daily_played"
+    assert refused.value.extra == {"game": live.id}
+    assert ok(client.get("/api/games?limit=200"))["games"] == before
+    assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 1
+    # Another preset the same day, and anonymous games, are not limited.
+    call(client, daily.start, "school", Player("Ana", account_id=1))
+    call(client, daily.start, PRESET, Player("Bea"))
+    call(client, daily.start, PRESET, Player("Bea"))
+    assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 3
+    mine = call(client, daily.mine, day, 1)
+    assert mine is not None and mine.game_id == live.id and mine.score is None
+
+
+def test_ranked_places_share_ties(client: TestClient) -> None:
+    daily = services_of(client).daily
+    made = [
+        call(client, daily.start, PRESET, Player(name, account_id=n))
+        for n, name in enumerate(("Ana", "Bea", "Caio"), start=1)
+    ]
+    plans = [same_keeps, same_keeps, other_keeps]
+    for (live, token, _day), plan in zip(made, plans, strict=True):
+        play(client, {"id": live.id, "token": token}, plan)
+    board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
+    ranked = board["ranked"]
+    assert [g["ranked"] for g in ranked] == [True, True, True] and board["unranked"] == []
+    by_name = {g["name"]: g for g in ranked}
+    assert by_name["Ana"]["score"] == by_name["Bea"]["score"]  # the same keeps: the same game
+    assert by_name["Ana"]["place"] == by_name["Bea"]["place"]
+    places = [g["place"] for g in ranked]
+    scores = [g["score"] for g in ranked]
+    assert scores == sorted(scores, reverse=True)
+    assert places[0] == 1
+    for n in range(1, 3):
+        assert places[n] == (places[n - 1] if scores[n] == scores[n - 1] else n + 1)
+
+
+# --- refusals -----------------------------------------------------------------------------------
+
+
+def test_bad_presets_dates_and_bodies_are_refused_and_change_nothing(client: TestClient) -> None:
+    def refused(response: Any, status: int, code: str) -> None:
+        assert response.status_code == status, response.text
+        assert response.json()["error"]["code"] == code, response.text
+
+    for path in ("/api/daily/chess", "/api/daily/chess/leaderboard"):
+        refused(client.get(path), 404, "not_found")
+    refused(client.post("/api/daily/chess", json={"name": "Ana"}), 404, "not_found")
+    for bad in ("2031-02-30", "14-03-2031", "2031-3-14", "yesterday", "2031-03-14T00:00", ""):
+        refused(client.get(f"/api/daily/{PRESET}?date={bad}"), 400, "bad_request")
+        refused(client.get(f"/api/daily/{PRESET}/leaderboard?date={bad}"), 400, "bad_request")
+    # A day after today has no challenge yet; a past day nobody asked for has none either.
+    refused(client.get(f"/api/daily/{PRESET}?date=2031-03-15"), 404, "not_found")
+    refused(client.get(f"/api/daily/{PRESET}/leaderboard?date=2031-03-15"), 404, "not_found")
+    refused(client.get(f"/api/daily/{PRESET}?date=2031-03-13"), 404, "not_found")
+    # An anonymous player must give a name (and a name is plain text).
+    refused(client.post(f"/api/daily/{PRESET}"), 400, "bad_request")
+    refused(client.post(f"/api/daily/{PRESET}", json={"name": "   "}), 400, "bad_request")
+    refused(client.post(f"/api/daily/{PRESET}", json={"name": "Ana", "x": 1}), 400, "bad_request")
+    refused(client.post(f"/api/daily/{PRESET}", json={"name": 7}), 400, "bad_request")
+    assert ok(client.get("/api/games"))["games"] == []
+    assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 0
+    created = start(client, "<b>Ana</b>\u0007")
+    assert ok(client.get(f"/api/games/{created['id']}"))["seats"][0]["name"] == "<b>Ana</b>"
+
+
+# --- several processes --------------------------------------------------------------------------
+
+
+def test_two_processes_agree_on_the_day_and_compute_the_par_once(
+    database: str, clock: Clock
+) -> None:
+    with app_client(database, clock) as first, app_client(database, clock) as second:
+        runs: list[str] = []
+        for client in (first, second):
+            daily = services_of(client).daily
+            runner = daily.par_runner
+
+            async def counted(
+                variant: str, options: dict[str, Any], seed: str, *, _runner: Any = runner
+            ) -> int:
+                runs.append(variant)
+                return int(await _runner(variant, options, seed))
+
+            daily.par_runner = counted
+        answers = [ok(client.get(f"/api/daily/{PRESET}")) for client in (first, second)]
+        assert answers[0]["commitment"] == answers[1]["commitment"]
+        created = [start(client, name) for client, name in ((first, "Ana"), (second, "Bea"))]
+        records = [play(first, created[0], same_keeps), play(second, created[1], same_keeps)]
+        assert records[0]["turns"] == records[1]["turns"]
+        assert wait_par(first, PRESET) == wait_par(second, PRESET)
+        assert runs == [PRESET]
+        assert ok(second.get(f"/api/daily/{PRESET}"))["games"] == 2
+
+
+def test_only_one_claim_on_a_par_is_written(database: str) -> None:
+    async def scenario() -> None:
+        stores = [Store(database) for _ in range(3)]
+        await stores[0].migrate()
+        try:
+            days = [DailyStore(store) for store in stores]
+            made = await asyncio.gather(
+                *(
+                    d.make_day(PRESET, START.date(), f"{n:064x}", f"{n:064x}")
+                    for n, d in enumerate(days)
+                )
+            )
+            assert len({day.id for day in made}) == 1 and len({day.seed for day in made}) == 1
+            day = made[0]
+            claims = await asyncio.gather(
+                *(d.claim_par(day.id, START, timedelta(minutes=15)) for d in days)
+            )
+            assert sorted(claims) == [False, False, True]
+            # A claim of a process that died is taken over once it is old enough.
+            later = START + timedelta(minutes=16)
+            assert (
+                await days[1].claim_par(day.id, START + timedelta(minutes=5), timedelta(minutes=15))
+                is False
+            )
+            assert await days[1].claim_par(day.id, later, timedelta(minutes=15)) is True
+            await days[1].set_par(day.id, 250)
+            assert (
+                await days[2].claim_par(day.id, later + timedelta(hours=1), timedelta(0)) is False
+            )
+            found = await days[2].day(PRESET, START.date())
+            assert found is not None and found.par == 250
+        finally:
+            for store in stores:
+                await store.close()
+
+    asyncio.run(scenario())
+
+
+# --- the migration ------------------------------------------------------------------------------
+
+
+def _alembic(url: str) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url)
+    return config
+
+
+def _tables(url: str) -> dict[str, set[str]]:
+    async def read() -> dict[str, set[str]]:
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as connection:
+                return await connection.run_sync(
+                    lambda sync: {
+                        name: {column["name"] for column in inspect(sync).get_columns(name)}
+                        for name in inspect(sync).get_table_names()
+                    }
+                )
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(read())
+
+
+def test_migration_0004_adds_and_removes_the_daily_tables(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    url = database_url(str(path))
+    command.upgrade(_alembic(url), "0002")
+    assert "daily" not in _tables(url) and "reveal_at" not in _tables(url)["games"]
+    command.upgrade(_alembic(url), "head")
+    tables = _tables(url)
+    assert {"seed", "commitment", "par", "par_claimed_at"} <= tables["daily"]
+    assert {"game_id", "account_id", "name", "score"} <= tables["daily_games"]
+    assert "reveal_at" in tables["games"]
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO daily (preset, day, seed, commitment, created_at) VALUES (?, ?, ?, ?, ?)",
+            ("school", "2031-03-14", "0" * 64, "1" * 64, "2031-03-14 00:00:00"),
+        )
+        with pytest.raises(sqlite3.IntegrityError):
+            connection.execute(
+                "INSERT INTO daily (preset, day, seed, commitment, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                ("school", "2031-03-14", "2" * 64, "3" * 64, "2031-03-14 00:00:00"),
+            )
+    command.downgrade(_alembic(url), "0002")
+    tables = _tables(url)
+    assert "daily" not in tables and "daily_games" not in tables
+    assert "reveal_at" not in tables["games"]
+    command.upgrade(_alembic(url), "head")
+    assert json.dumps(sorted(_tables(url)))  # migrated again, readable
