@@ -26,16 +26,18 @@ from dicepoker.bots import make_bot
 from dicepoker.daily import par
 from dicepoker.engine import totals
 from dicepoker.fair import commitment, die, thrown_positions, verify_record
-from dicepoker.master import Refusal
 from dicepoker.record import replay
+from dicepoker.server.accounts import DELETED_NAME
 from dicepoker.server.app import create_app
-from dicepoker.server.daily import Player, preset_rules
+from dicepoker.server.daily import preset_rules
 from dicepoker.server.daily_store import DailyStore
 from dicepoker.server.services import Services
 from dicepoker.server.settings import Settings
 from dicepoker.server.store import MIGRATIONS, Store, database_url
 from live_server import fresh_postgres_database
 
+ORIGIN = {"origin": "http://testserver"}  # what a browser's page sends with a POST
+PASSWORD = "correct horse"
 PRESET = "yahtzee"  # 13 turns: the quickest preset to play many games of
 START = datetime(2031, 3, 14, 15, 30, tzinfo=UTC)
 DAY = START.date().isoformat()
@@ -65,7 +67,14 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 def _settings(database: str) -> Settings:
     return Settings(
-        database=database, bot_delay=0, bot_workers=0, ws_rate=0, http_rate=0, analysis_rate=0
+        database=database,
+        bot_delay=0,
+        bot_workers=0,
+        ws_rate=0,
+        http_rate=0,
+        analysis_rate=0,
+        login_rate=0,
+        login_name_rate=0,
     )
 
 
@@ -334,49 +343,98 @@ def test_the_leaderboard_lists_finished_games_against_par(client: TestClient) ->
     assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 3
 
 
-def test_accounts_are_ranked_ties_share_a_place_and_play_once_a_day(client: TestClient) -> None:
-    """The service's rules for accounts (the routes read the account from the session)."""
-    daily = services_of(client).daily
-    live, _token, day = call(client, daily.start, PRESET, Player("Ana", account_id=1))
-    assert live.seats[0]["name"] == "Ana" and day.day == START.date()
-    # A second game of the same account on the same day is refused, and nothing is stored.
-    before = ok(client.get("/api/games?limit=200"))["games"]
-    with pytest.raises(Refusal) as refused:
-        call(client, daily.start, PRESET, Player("Ana again", account_id=1))
-    assert refused.value.code == "daily_played"
-    assert refused.value.extra == {"game": live.id}
-    assert ok(client.get("/api/games?limit=200"))["games"] == before
+def sign_up(client: TestClient, name: str) -> dict[str, str]:
+    """A new account's session cookie (the client is left logged out)."""
+    client.cookies.clear()
+    body = {"name": name, "password": PASSWORD}
+    ok(client.post("/api/accounts", json=body, headers=ORIGIN), 201)
+    cookies = dict(client.cookies)
+    client.cookies.clear()
+    return cookies
+
+
+@contextmanager
+def logged_in(client: TestClient, cookies: dict[str, str]) -> Iterator[None]:
+    client.cookies.update(cookies)
+    try:
+        yield
+    finally:
+        client.cookies.clear()
+
+
+def test_an_account_plays_each_challenge_once_a_day(client: TestClient, clock: Clock) -> None:
+    ana = sign_up(client, "Ana_1")
+    with logged_in(client, ana):
+        assert ok(client.get(f"/api/daily/{PRESET}"))["mine"] is None
+        created = ok(client.post(f"/api/daily/{PRESET}", headers=ORIGIN), 201)
+        assert created["ranked"] is True and created["date"] == DAY
+        game = ok(client.get(f"/api/games/{created['id']}"))
+        assert game["seats"][0]["name"] == "Ana_1"  # the account's name; a body's is not read
+        mine = ok(client.get(f"/api/daily/{PRESET}"))["mine"]
+        assert mine["id"] == created["id"] and mine["ranked"] is True
+        assert mine["status"] == "running" and mine["score"] is None
+        # A second game of the same challenge on the same day: refused, and nothing changes.
+        before = ok(client.get("/api/games?limit=200"))["games"]
+        again = client.post(f"/api/daily/{PRESET}", json={"name": "Other"}, headers=ORIGIN)
+        assert again.status_code == 409, again.text
+        assert again.json()["error"]["code"] == "daily_played"
+        assert again.json()["error"]["game"] == created["id"]
+        assert ok(client.get("/api/games?limit=200"))["games"] == before
+        assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 1
+        # Another preset's challenge the same day is another challenge.
+        other = ok(client.post("/api/daily/school", headers=ORIGIN), 201)
+        assert other["ranked"] is True
+        # Played to the end, the account's game says its result against par.
+        play(client, created, same_keeps)
+        par_score = wait_par(client, PRESET)
+        mine = ok(client.get(f"/api/daily/{PRESET}"))["mine"]
+        assert mine["status"] == "finished" and mine["to_par"] == mine["score"] - par_score
+    # Anyone else plays unranked, as often as they like; nobody's game is "mine".
+    first, second = start(client, "Ana"), start(client, "Ana")
+    assert first["ranked"] is second["ranked"] is False and first["id"] != second["id"]
+    assert ok(client.get(f"/api/daily/{PRESET}"))["mine"] is None
+    # The next day the account plays the next challenge.
+    clock.next_day()
+    with logged_in(client, ana):
+        assert ok(client.get(f"/api/daily/{PRESET}"))["mine"] is None
+        assert ok(client.get(f"/api/daily/{PRESET}?date={DAY}"))["mine"]["id"] == created["id"]
+        ok(client.post(f"/api/daily/{PRESET}", headers=ORIGIN), 201)
+        # A session cookie from another site's page is refused (and starts nothing).
+        forged = client.post(f"/api/daily/{PRESET}", headers={"origin": "https://evil.example"})
+        assert forged.status_code == 403 and forged.json()["error"]["code"] == "bad_origin"
     assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 1
-    # Another preset the same day, and anonymous games, are not limited.
-    call(client, daily.start, "school", Player("Ana", account_id=1))
-    call(client, daily.start, PRESET, Player("Bea"))
-    call(client, daily.start, PRESET, Player("Bea"))
-    assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 3
-    mine = call(client, daily.mine, day, 1)
-    assert mine is not None and mine.game_id == live.id and mine.score is None
 
 
-def test_ranked_places_share_ties(client: TestClient) -> None:
-    daily = services_of(client).daily
-    made = [
-        call(client, daily.start, PRESET, Player(name, account_id=n))
-        for n, name in enumerate(("Ana", "Bea", "Caio"), start=1)
-    ]
-    plans = [same_keeps, same_keeps, other_keeps]
-    for (live, token, _day), plan in zip(made, plans, strict=True):
-        play(client, {"id": live.id, "token": token}, plan)
+def test_accounts_are_ranked_with_ties_sharing_a_place(client: TestClient) -> None:
+    players = {name: sign_up(client, name) for name in ("Ana", "Bea", "Caio", "Duda")}
+    plans = {"Ana": same_keeps, "Bea": same_keeps, "Caio": other_keeps, "Duda": other_keeps}
+    for name, cookies in players.items():
+        with logged_in(client, cookies):
+            created = ok(client.post(f"/api/daily/{PRESET}", headers=ORIGIN), 201)
+        if name != "Duda":  # Duda is still playing
+            play(client, created, plans[name])
+    play(client, start(client, "Guest"), same_keeps)
     board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
     ranked = board["ranked"]
-    assert [g["ranked"] for g in ranked] == [True, True, True] and board["unranked"] == []
+    assert [g["name"] for g in board["unranked"]] == ["Guest"] and board["playing"] == 1
+    assert board["unranked"][0]["place"] is None and board["unranked"][0]["ranked"] is False
+    assert {g["name"] for g in ranked} == {"Ana", "Bea", "Caio"}
+    assert all(g["ranked"] for g in ranked)
     by_name = {g["name"]: g for g in ranked}
     assert by_name["Ana"]["score"] == by_name["Bea"]["score"]  # the same keeps: the same game
     assert by_name["Ana"]["place"] == by_name["Bea"]["place"]
     places = [g["place"] for g in ranked]
     scores = [g["score"] for g in ranked]
-    assert scores == sorted(scores, reverse=True)
-    assert places[0] == 1
-    for n in range(1, 3):
+    assert scores == sorted(scores, reverse=True) and places[0] == 1
+    for n in range(1, len(ranked)):
         assert places[n] == (places[n - 1] if scores[n] == scores[n - 1] else n + 1)
+    # A deleted account's game stays on the board, unranked, under the neutral name.
+    with logged_in(client, players["Caio"]):
+        gone = client.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=ORIGIN)
+        assert gone.status_code == 204, gone.text
+    board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
+    assert {g["name"] for g in board["ranked"]} == {"Ana", "Bea"}
+    assert {g["name"] for g in board["unranked"]} == {"Guest", DELETED_NAME}
 
 
 # --- refusals -----------------------------------------------------------------------------------
@@ -505,7 +563,7 @@ def _tables(url: str) -> dict[str, set[str]]:
 def test_migration_0004_adds_and_removes_the_daily_tables(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     url = database_url(str(path))
-    command.upgrade(_alembic(url), "0002")
+    command.upgrade(_alembic(url), "0003")
     assert "daily" not in _tables(url) and "reveal_at" not in _tables(url)["games"]
     command.upgrade(_alembic(url), "head")
     tables = _tables(url)
@@ -523,9 +581,9 @@ def test_migration_0004_adds_and_removes_the_daily_tables(tmp_path: Path) -> Non
                 " VALUES (?, ?, ?, ?, ?)",
                 ("school", "2031-03-14", "2" * 64, "3" * 64, "2031-03-14 00:00:00"),
             )
-    command.downgrade(_alembic(url), "0002")
+    command.downgrade(_alembic(url), "0003")
     tables = _tables(url)
-    assert "daily" not in tables and "daily_games" not in tables
+    assert "daily" not in tables and "daily_games" not in tables and "accounts" in tables
     assert "reveal_at" not in tables["games"]
     command.upgrade(_alembic(url), "head")
     assert json.dumps(sorted(_tables(url)))  # migrated again, readable

@@ -46,6 +46,15 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/records/{record_id}/position"): {200, 400, 404, 422},
     ("get", "/api/variants"): {200},
     ("get", "/api/schema/ws.json"): {200},
+    ("post", "/api/accounts"): {201, 400, 403, 409, 413, 429},
+    ("post", "/api/session"): {200, 400, 401, 403, 413, 429},
+    ("delete", "/api/session"): {204, 403},
+    ("get", "/api/me"): {200, 401},
+    ("post", "/api/me/password"): {204, 400, 401, 403, 413, 429},
+    ("delete", "/api/me"): {204, 401, 403, 413, 429},
+    ("get", "/api/daily/{preset}"): {200, 400, 404},
+    ("post", "/api/daily/{preset}"): {201, 400, 403, 404, 409, 413, 429},
+    ("get", "/api/daily/{preset}/leaderboard"): {200, 400, 404},
 }
 
 
@@ -83,6 +92,9 @@ def test_every_route_names_its_answer_model_and_its_errors(openapi: dict[str, An
         answers = operation["responses"]
         assert {int(status) for status in answers} == ROUTES[route], route
         for status, answer in answers.items():
+            if int(status) == 204:
+                assert "content" not in answer, route  # no body
+                continue
             schema = answer["content"]["application/json"]["schema"]
             if int(status) >= 400:
                 assert schema == {"$ref": ERROR}, (route, status)
@@ -111,10 +123,19 @@ def test_the_record_import_documents_its_body(openapi: dict[str, Any]) -> None:
 def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, TestClient]]:
     """An app without limits, and one whose every limit is spent after one request."""
     folder = tmp_path_factory.mktemp("errors")
-    free = create_app(_settings(folder, "free", max_record_bytes=64 * 1024))
+    free = create_app(_settings(folder, "free", max_record_bytes=64 * 1024, login_rate=0))
     tight = create_app(
         _settings(
-            folder, "tight", http_rate=0.001, http_burst=1, analysis_rate=0.001, analysis_burst=1
+            folder,
+            "tight",
+            http_rate=0.001,
+            http_burst=1,
+            analysis_rate=0.001,
+            analysis_burst=1,
+            login_rate=0.001,
+            login_burst=1,
+            login_name_rate=0.001,
+            login_name_burst=1,
         )
     )
     with TestClient(free) as open_client, TestClient(tight) as tight_client:
@@ -240,6 +261,8 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
     cases[("get", "/api/records/{record_id}/analysis")][429] = tight.get(
         "/api/records/nope/analysis"
     )
+    cases.update(_account_cases(free, tight, huge))
+    cases.update(_daily_cases(free, tight, huge))
     for route, statuses in ROUTES.items():
         errors = {status for status in statuses if status >= 400}
         assert set(cases.get(route, {})) == errors, route
@@ -247,6 +270,104 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
             assert response.status_code == status, (route, status, response.text)
             body = response.json()
             assert set(body) == {"error"} and body["error"]["code"] and body["error"]["message"]
+
+
+def _account_cases(
+    free: TestClient, tight: TestClient, huge: bytes
+) -> dict[tuple[str, str], dict[int, httpx.Response]]:
+    """The accounts' errors; the session cookie is set only for the requests that need it."""
+    ours, theirs = {"origin": "http://testserver"}, {"origin": "https://evil.example"}
+    login = {"name": "Probe", "password": "probe password"}
+    assert free.post("/api/accounts", json=login).status_code == 201
+    session = dict(free.cookies)
+    free.cookies.clear()
+    anonymous = {
+        ("post", "/api/accounts"): {
+            400: free.post("/api/accounts", json={"name": "<b>", "password": "long enough"}),
+            409: free.post("/api/accounts", json={"name": "PROBE", "password": "long enough"}),
+            413: free.post("/api/accounts", content=huge),
+        },
+        ("post", "/api/session"): {
+            400: free.post("/api/session", json={"name": "Probe"}),
+            401: free.post("/api/session", json={"name": "Probe", "password": "wrong one!"}),
+            413: free.post("/api/session", content=huge),
+        },
+        ("get", "/api/me"): {401: free.get("/api/me")},
+        ("post", "/api/me/password"): {
+            401: free.post("/api/me/password", json={"password": "x", "new_password": "y"}),
+            413: free.post("/api/me/password", content=huge),
+        },
+        ("delete", "/api/me"): {
+            401: free.request("DELETE", "/api/me", json={"password": "x"}),
+            413: free.request("DELETE", "/api/me", content=huge),
+        },
+    }
+    free.cookies.update(session)
+    short = {"password": login["password"], "new_password": "short"}
+    anonymous[("post", "/api/accounts")][403] = free.post(
+        "/api/accounts", json=login, headers=theirs
+    )
+    anonymous[("post", "/api/session")][403] = free.post("/api/session", json=login, headers=theirs)
+    anonymous[("delete", "/api/session")] = {403: free.delete("/api/session", headers=theirs)}
+    anonymous[("post", "/api/me/password")][400] = free.post(
+        "/api/me/password", json=short, headers=ours
+    )
+    anonymous[("post", "/api/me/password")][403] = free.post(
+        "/api/me/password", json=short, headers=theirs
+    )
+    anonymous[("delete", "/api/me")][403] = free.request(
+        "DELETE", "/api/me", json={"password": "x"}, headers=theirs
+    )
+    free.cookies.clear()
+    # The limits: per address for sign-ups and logins, per name for wrong passwords.
+    tight.post("/api/accounts", json=login)
+    tight_session = dict(tight.cookies)
+    tight.cookies.clear()
+    anonymous[("post", "/api/accounts")][429] = tight.post("/api/accounts", json=login)
+    anonymous[("post", "/api/session")][429] = tight.post("/api/session", json=login)
+    tight.cookies.update(tight_session)
+    wrong = {"password": "not the password", "new_password": "whatever new"}
+    tight.post("/api/me/password", json=wrong, headers=ours)  # spends the name's one try
+    anonymous[("post", "/api/me/password")][429] = tight.post(
+        "/api/me/password", json=wrong, headers=ours
+    )
+    anonymous[("delete", "/api/me")][429] = tight.request(
+        "DELETE", "/api/me", json={"password": "x"}, headers=ours
+    )
+    tight.cookies.clear()
+    return anonymous
+
+
+def _daily_cases(
+    free: TestClient, tight: TestClient, huge: bytes
+) -> dict[tuple[str, str], dict[int, httpx.Response]]:
+    """The daily challenge's errors: a second game of an account on the same day is its 409."""
+    ours, theirs = {"origin": "http://testserver"}, {"origin": "https://evil.example"}
+    probe = {"name": "DailyProbe", "password": "probe password"}
+    assert free.post("/api/accounts", json=probe).status_code == 201
+    assert free.post("/api/daily/school", headers=ours).status_code == 201
+    played = free.post("/api/daily/school", headers=ours)
+    forged = free.post("/api/daily/school", headers=theirs)
+    free.cookies.clear()
+    tight.post("/api/daily/school", json={"name": "Ana"})
+    return {
+        ("get", "/api/daily/{preset}"): {
+            400: free.get("/api/daily/school?date=yesterday"),
+            404: free.get("/api/daily/chess"),
+        },
+        ("post", "/api/daily/{preset}"): {
+            400: free.post("/api/daily/school", json={}),
+            403: forged,
+            404: free.post("/api/daily/chess", json={"name": "Ana"}),
+            409: played,
+            413: free.post("/api/daily/school", content=huge),
+            429: tight.post("/api/daily/school", json={"name": "Ana"}),
+        },
+        ("get", "/api/daily/{preset}/leaderboard"): {
+            400: free.get("/api/daily/school/leaderboard?date=2031-02-30"),
+            404: free.get("/api/daily/school/leaderboard?date=2999-01-01"),
+        },
+    }
 
 
 # --- the WebSocket schema -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from dicepoker import i18n
 from dicepoker.bots import LEVELS
 from dicepoker.engine.errors import IllegalActionError
+from dicepoker.protocol import CODES
 from dicepoker.rules import get_rules
 from dicepoker.rules.variants import VARIANTS
 from dicepoker.web import pages
@@ -95,8 +96,9 @@ def test_every_text_the_pages_use_is_in_the_catalog() -> None:
     assert missing == []
 
 
-#: The refusals of the REST API (the project's error shape, `{"error": {"code", "message"}}`).
-REST_CODES = {
+#: The refusals of the REST API (the project's error shape, `{"error": {"code", "message"}}`):
+#: those the WebSocket never sends, and these.
+REST_CODES = {code for code, known in CODES.items() if not known.socket} | {
     "bad_request",
     "bad_options",
     "bad_seats",

@@ -8,12 +8,14 @@ WebSocket's JSON Schema (docs/ws-schema.json, `/api/schema/ws.json`).
 - `messages`: the WebSocket's messages, both directions, and `parse_client_message`.
 - `rest`: the REST bodies and the error shape (`ErrorResponse`).
 - `record`: the game record's shape (`Record`).
+- `accounts`: signing up, logging in, the account's own changes (`Credentials`, `Me`).
 - `pace`: rematches and quick reactions (`RematchMessage`, `ReactionMessage`, `React`).
 - `daily`: the daily challenge's bodies (`DailyChallenge`, `DailyLeaderboard`, ...).
 - `refusals`: every refusal code, its meaning and the words a person reads.
 - `jsontext`: strict JSON text (no duplicate keys, NaN, lone surrogates, deep nesting).
 """
 
+from dicepoker.protocol.accounts import AccountDeletion, Credentials, Me, PasswordChange
 from dicepoker.protocol.base import Strict, Wire, dumps
 from dicepoker.protocol.daily import (
     DailyChallenge,
@@ -136,6 +138,7 @@ __all__ = [
     "REACTIONS",
     "SUBPROTOCOL",
     "TOKEN_PREFIX",
+    "AccountDeletion",
     "Act",
     "Advice",
     "AdviceOption",
@@ -148,6 +151,7 @@ __all__ = [
     "ClockView",
     "CreateGame",
     "CreatedSeat",
+    "Credentials",
     "DailyChallenge",
     "DailyGame",
     "DailyLeaderboard",
@@ -173,7 +177,9 @@ __all__ = [
     "Keep",
     "LastMoveView",
     "LegalMoveView",
+    "Me",
     "OptionInfo",
+    "PasswordChange",
     "Ping",
     "PlayerAnalysis",
     "PlayerView",

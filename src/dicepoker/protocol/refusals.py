@@ -58,6 +58,27 @@ CODES: dict[str, Code] = {
     "not_finished": Code(
         "the game is not over yet (its dice seed, its rematch come at the end)", socket=False
     ),
+    "bad_name": Code(
+        "a name that is not 3-20 letters, digits, '_' or '-'",
+        "A name is 3 to 20 letters, digits, _ or -.",
+        False,
+    ),
+    "name_taken": Code("an account has that name (in any case)", "That name is taken.", False),
+    "bad_password": Code(
+        "a password shorter than 8 or longer than 200 characters",
+        "A password is 8 to 200 characters long.",
+        False,
+    ),
+    "bad_login": Code(
+        "a wrong name or password (the same answer for both)", "Wrong name or password.", False
+    ),
+    "account_disabled": Code("the account is disabled", "This account is disabled.", False),
+    "not_logged_in": Code("the request needs a logged-in account", "Log in first.", False),
+    "bad_origin": Code(
+        "a state-changing request with a session cookie from another site (its Origin)",
+        "This request came from another site.",
+        False,
+    ),
     "daily_played": Code(
         "this account has started this preset's daily challenge today already",
         "You have played today's challenge already.",

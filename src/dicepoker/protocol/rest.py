@@ -278,12 +278,16 @@ class ErrorResponse(Wire):
 
 #: The error answers of the API and when each comes (docs/api.md).
 ERROR_STATUSES: dict[int, str] = {
-    400: "bad input: a body or parameter of the wrong shape (`bad_request`)",
-    403: "no seat token (`spectator`), or one that holds no seat of the game (`bad_token`)",
+    400: "bad input: a body or parameter of the wrong shape (`bad_request`), a name or password"
+    " that is not allowed (`bad_name`, `bad_password`)",
+    401: "not logged in (`not_logged_in`), or a wrong name or password (`bad_login`)",
+    403: "no seat token (`spectator`), one that holds no seat of the game (`bad_token`), a"
+    " request with a session cookie from another site (`bad_origin`), a disabled account"
+    " (`account_disabled`)",
     404: "no such game, record, page or daily challenge (`not_found`)",
-    409: "a conflict: the seat is taken, the game is over or not finished yet (`not_finished`), "
-    "its seed is withheld until its day is over (`seed_withheld`), today's challenge was "
-    "played already (`daily_played`)",
+    409: "a conflict: the seat is taken, the game is over or not finished yet (`not_finished`),"
+    " the name is taken (`name_taken`), a daily game's seed is withheld until its day is over"
+    " (`seed_withheld`), today's challenge was played already (`daily_played`)",
     413: "the body is too large (`too_large`)",
     422: "invalid options, seats or record (`bad_options`, `bad_seats`, `bad_record` with `turn`)",
     429: "rate limited (`rate_limited`, with a Retry-After header)",

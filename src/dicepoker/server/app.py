@@ -23,7 +23,8 @@ from starlette.responses import Response
 from dicepoker.master.live import utcnow
 from dicepoker.server.caching import StaticCache
 from dicepoker.server.errors import describe_errors, http_error, install_error_handlers
-from dicepoker.server.routes import daily, games, records, schema, socket, variants
+from dicepoker.server.origin import CookieOrigin
+from dicepoker.server.routes import accounts, daily, games, records, schema, socket, variants
 from dicepoker.server.security import BodyLimit, SecurityHeaders
 from dicepoker.server.services import Services
 from dicepoker.server.settings import SETTINGS_ENV, Settings, default_database
@@ -75,11 +76,12 @@ def create_app(
     app.add_middleware(StaticCache)
     # Text answers (pages, scripts, catalogs, JSON) are sent compressed to those that take gzip.
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)
+    app.add_middleware(CookieOrigin)  # a session cookie on a POST from another site: 403
     app.add_middleware(BodyLimit, limit=max(MAX_BODY_BYTES, settings.max_record_bytes))
     app.add_middleware(SecurityHeaders)  # outermost: on every response, 413s included
     install_error_handlers(app)
     describe_errors(app)
-    for module in (games, records, variants, schema, socket, daily):
+    for module in (games, records, variants, schema, socket, accounts, daily):
         app.include_router(module.router)
     static = _web_static()
     if static is not None:

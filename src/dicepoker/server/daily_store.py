@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Select, and_, exc, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from dicepoker.master.store import ConflictError, StoredGame
-from dicepoker.server.models import DailyGameRow, DailyRow, GameRow, utcnow
+from dicepoker.server.models import DailyGameRow, DailyRow, GamePlayerRow, GameRow, utcnow
 from dicepoker.server.store import Store, game_row
 
 
@@ -81,7 +82,7 @@ class DailyStore:
             .values(preset=preset, day=day, seed=seed, commitment=commitment, created_at=utcnow())
             .on_conflict_do_nothing(index_elements=["preset", "day"])
         )
-        async with self.store.writing() as session:
+        async with self.store.transaction() as session:
             await session.execute(statement)
         found = await self.day(preset, day)
         if found is None:  # the row is never deleted: a read after the insert finds it
@@ -91,7 +92,7 @@ class DailyStore:
     async def claim_par(self, day_id: int, now: datetime, stale: timedelta) -> bool:
         """Take on computing the day's par: True for the one caller whose claim was written (no
         par yet, and nobody's claim, or only one older than `stale`: its process died)."""
-        async with self.store.writing() as session:
+        async with self.store.transaction() as session:
             result = await session.execute(
                 update(DailyRow)
                 .where(
@@ -106,18 +107,21 @@ class DailyStore:
     async def set_par(self, day_id: int, par: int | None) -> None:
         """Store the par (None: the computation failed; the claim is released for a retry)."""
         values = {"par": par} if par is not None else {"par_claimed_at": None}
-        async with self.store.writing() as session:
+        async with self.store.transaction() as session:
             await session.execute(
                 update(DailyRow).where(DailyRow.id == day_id, DailyRow.par.is_(None)).values(values)
             )
 
     async def add_game(self, game: StoredGame, day: Day, account_id: int | None, name: str) -> None:
-        """Store a new game and its link to the day in one transaction. DailyTaken: the account
-        has a game of that day already; nothing is stored."""
+        """Store a new game and its link to the day in one transaction (an account's game is
+        also its seat's, for its history). DailyTaken: the account has a game of that day
+        already; nothing is stored."""
         try:
-            async with self.store.writing() as session:
+            async with self.store.transaction() as session:
                 session.add(game_row(game))
-                await session.flush()  # the game first: the link refers to it
+                await session.flush()  # the game first: the links refer to it
+                if account_id is not None:
+                    session.add(GamePlayerRow(game_id=game.id, seat=0, account_id=account_id))
                 session.add(
                     DailyGameRow(
                         preset=day.preset,
@@ -135,8 +139,8 @@ class DailyStore:
                     raise DailyTaken(found.game_id) from None
             raise ConflictError(f"game {game.id} exists") from None
 
-    def _entries(self) -> Select[DailyGameRow, str]:
-        return select(DailyGameRow, GameRow.status).join(
+    def _entries(self) -> Select[DailyGameRow, str, list[Any]]:
+        return select(DailyGameRow, GameRow.status, GameRow.seats).join(
             GameRow, GameRow.id == DailyGameRow.game_id
         )
 
@@ -151,7 +155,7 @@ class DailyStore:
                     )
                 )
             ).first()
-            return None if found is None else _entry(found[0], found[1])
+            return None if found is None else _entry(*found)
 
     async def entries(self, preset: str, day: date) -> list[DailyEntry]:
         """Every game of the day, in the order they were started."""
@@ -161,13 +165,13 @@ class DailyStore:
                 .where(DailyGameRow.preset == preset, DailyGameRow.day == day)
                 .order_by(DailyGameRow.created_at, DailyGameRow.id)
             )
-            return [_entry(link, status) for link, status in rows]
+            return [_entry(link, status, seats) for link, status, seats in rows]
 
     async def set_scores(self, scores: Sequence[tuple[str, int]]) -> None:
         """Keep the final scores of finished games (each game's once: a score never changes)."""
         if not scores:
             return
-        async with self.store.writing() as session:
+        async with self.store.transaction() as session:
             for game_id, score in scores:
                 await session.execute(
                     update(DailyGameRow)
@@ -176,8 +180,12 @@ class DailyStore:
                 )
 
 
-def _entry(link: DailyGameRow, status: str) -> DailyEntry:
+def _entry(link: DailyGameRow, status: str, seats: list[Any]) -> DailyEntry:
+    """The entry of a link; its name is the game's seat's now (a deleted account's seat is
+    renamed there), else the name it was started under."""
     created = link.created_at
     if created.tzinfo is None:  # SQLite hands datetimes back without their offset
         created = created.replace(tzinfo=UTC)
-    return DailyEntry(link.game_id, link.account_id, link.name, status, link.score, created)
+    seat = seats[0] if seats and isinstance(seats[0], dict) else {}
+    name = seat.get("name") or link.name
+    return DailyEntry(link.game_id, link.account_id, name, status, link.score, created)

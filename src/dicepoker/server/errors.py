@@ -26,8 +26,14 @@ log = logging.getLogger("dicepoker.server")
 #: The HTTP status of each refusal code the REST routes can answer (any other code: 400).
 STATUS: dict[str, int] = {
     "bad_request": 400,
+    "bad_name": 400,
+    "bad_password": 400,
+    "not_logged_in": 401,
+    "bad_login": 401,
     "spectator": 403,
     "bad_token": 403,
+    "bad_origin": 403,
+    "account_disabled": 403,
     "not_found": 404,
     "method_not_allowed": 405,
     "no_open_seat": 409,
@@ -36,6 +42,7 @@ STATUS: dict[str, int] = {
     "not_finished": 409,
     "daily_played": 409,
     "seed_withheld": 409,
+    "name_taken": 409,
     "too_large": 413,
     "bad_options": 422,
     "bad_seats": 422,

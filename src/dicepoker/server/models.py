@@ -1,4 +1,5 @@
-"""Database tables: games, their event log, imported records, and the daily challenges.
+"""Database tables: games, their event log, imported records, accounts and their sessions, the
+daily challenges.
 
 A game's state is never stored as such: it is the replay of its events (each accepted roll with
 the faces thrown, each move) through the engine, so the database and the engine cannot disagree.
@@ -11,8 +12,10 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Date,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     String,
@@ -46,6 +49,8 @@ class GameRow(Base):
     # and its public SHA-256 commitment; both null for games made before migration 0002.
     dice_seed: Mapped[str | None] = mapped_column(String(64), nullable=True, default=None)
     dice_commitment: Mapped[str | None] = mapped_column(String(64), nullable=True, default=None)
+    # Asked to be rated (migration 0003): rated at its end if every human seat is an account.
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
     # A seed withheld past the game's end until this time (a daily challenge: the day's end,
     # migration 0004); null: revealed at the end.
     reveal_at: Mapped[datetime | None] = mapped_column(
@@ -75,6 +80,111 @@ class RecordRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class AccountRow(Base):
+    """A player's optional account. `name_key` (the name casefolded) makes names unique
+    ignoring case; the password is kept only as its argon2id hash."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(20))
+    name_key: Mapped[str] = mapped_column(String(80), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SessionRow(Base):
+    """A logged-in browser: the SHA-256 of its cookie's token (the token itself is never
+    stored), whose account it is and until when it is good."""
+
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class GamePlayerRow(Base):
+    """An account's seat in a game: a player's history, and the games whose seat is renamed
+    to a neutral name when the account is deleted."""
+
+    __tablename__ = "game_players"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RatingRow(Base):
+    """An account's current rating in one pool (openskill's mu and sigma)."""
+
+    __tablename__ = "ratings"
+
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    pool: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RatingChangeRow(Base):
+    """What one rated game did to one account's rating (its graph and the end screen); the
+    unique (game, account) pair makes sure a game is rated once, whichever process ends it."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (UniqueConstraint("game_id", "account_id", name="uq_rating_changes_game"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    pool: Mapped[str] = mapped_column(String(40))
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GameResultRow(Base):
+    """How one account's seat ended a finished game: a player's statistics are sums over
+    these rows, written once when the game ends (`lost` and `decisions`, from the analysis,
+    come a moment later: null until then)."""
+
+    __tablename__ = "game_results"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    variant: Mapped[str] = mapped_column(String(32))
+    pool: Mapped[str] = mapped_column(String(40), index=True)
+    players: Mapped[int] = mapped_column(Integer)
+    score: Mapped[int] = mapped_column(Integer)
+    place: Mapped[int] = mapped_column(Integer)  # 1 = first (shared places share the number)
+    zeros: Mapped[int] = mapped_column(Integer)
+    stars: Mapped[int] = mapped_column(Integer)
+    lost: Mapped[float | None] = mapped_column(Float, nullable=True)  # expected points lost
+    decisions: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class DailyRow(Base):
     """One preset's challenge of one UTC day: its secret seed (made once: the unique constraint
     lets every server process agree on it) and commitment, and the expert's par on those dice
@@ -98,7 +208,8 @@ class DailyRow(Base):
 class DailyGameRow(Base):
     """A game of a day's challenge: who plays it (an account, or nobody: unranked) under which
     name, and its final score once known. One game per account, preset and day; rows without
-    an account do not collide (NULLs are distinct in a unique constraint)."""
+    an account do not collide (NULLs are distinct in a unique constraint). A deleted account's
+    games stay, unranked (and renamed in the game's seats, which the board shows)."""
 
     __tablename__ = "daily_games"
     __table_args__ = (
@@ -109,7 +220,9 @@ class DailyGameRow(Base):
     preset: Mapped[str] = mapped_column(String(32))
     day: Mapped[date] = mapped_column(Date, index=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), unique=True)
-    account_id: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True, default=None
+    )
     name: Mapped[str] = mapped_column(String(64))
     score: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

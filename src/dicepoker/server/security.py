@@ -150,6 +150,21 @@ class ClientLimiter:
             return None
         return bucket.wait(now)
 
+    def waiting(self, key: str, now: float | None = None) -> float | None:
+        """Like `check`, but takes no token: the seconds `key` must wait, or None. With `spend`,
+        a limit that only what fails uses up (wrong passwords for one account)."""
+        if self.rate <= 0:
+            return None
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            return None
+        wait = bucket.wait(time.monotonic() if now is None else now)
+        return wait if wait > 0 else None
+
+    def spend(self, key: str, now: float | None = None) -> None:
+        """Take a token from `key`'s bucket (if it has one left)."""
+        self.check(key, now)
+
 
 class RateLimited(Exception):
     """An HTTP request over its client's limit: answered 429 with Retry-After."""

@@ -27,6 +27,7 @@ from dicepoker.master import (
     TurnClock,
 )
 from dicepoker.master.live import utcnow
+from dicepoker.server.accounts import Accounts
 from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
@@ -75,6 +76,10 @@ class Services:
     # Quick reactions per game seat (a table is not a chat: a few, then one every few seconds).
     reacting: ClientLimiter
     daily: DailyService
+    # Accounts, and their limits: sign-ups and logins per address, failed logins per name.
+    accounts: Accounts
+    logging_in: ClientLimiter
+    failed_logins: ClientLimiter
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
@@ -96,6 +101,9 @@ class Services:
             analysing=ClientLimiter(settings.analysis_rate, settings.analysis_burst),
             reacting=ClientLimiter(settings.reaction_rate, settings.reaction_burst),
             daily=DailyService(store, master, par_runner=runner, now=now),
+            accounts=Accounts(store),
+            logging_in=ClientLimiter(settings.login_rate, settings.login_burst),
+            failed_logins=ClientLimiter(settings.login_name_rate, settings.login_name_burst),
         )
 
     async def start(self) -> None:
@@ -142,6 +150,13 @@ async def _analysing(request: Request) -> None:
         raise RateLimited(wait)
 
 
+async def _logging_in(request: Request) -> None:
+    wait = services(request).logging_in.check(_client(request))
+    if wait is not None:
+        raise RateLimited(wait)
+
+
 #: Route dependencies: a token of the client address's bucket, or 429.
 CREATING = [Depends(_creating)]
 ANALYSING = [Depends(_analysing)]
+LOGGING_IN = [Depends(_logging_in)]

@@ -42,6 +42,12 @@ class Settings:
     # Quick reactions a second per game seat, and at once.
     reaction_rate: float = 0.25
     reaction_burst: int = 3
+    # Sign-ups and logins a second per client address, and at once; failed logins a second
+    # per account name, and at once (a right password costs nothing here).
+    login_rate: float = 0.2
+    login_burst: int = 10
+    login_name_rate: float = 0.05
+    login_name_burst: int = 5
     # Imported records: at most this many bytes and turns.
     max_record_bytes: int = 1024 * 1024
     max_record_turns: int = 2000

@@ -229,7 +229,8 @@ class Store:
         self._writer: asyncio.Task[None] | None = None
 
     @contextlib.asynccontextmanager
-    async def _writing(self) -> AsyncIterator[None]:
+    async def writing(self) -> AsyncIterator[None]:
+        """Hold the process's write turn (SQLite's one writer); a no-op on PostgreSQL."""
         if self._write_lock is None:
             yield
             return
@@ -263,17 +264,17 @@ class Store:
 
     async def create_game(self, game: StoredGame) -> None:
         try:
-            async with self._writing(), self.sessions() as session, session.begin():
+            async with self.writing(), self.sessions() as session, session.begin():
                 session.add(game_row(game))
         except exc.IntegrityError:
             # The id is taken (a rematch made by another process a moment ago).
             raise ConflictError(f"game {game.id} exists") from None
 
     @contextlib.asynccontextmanager
-    async def writing(self) -> AsyncIterator[AsyncSession]:
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
         """A session in a transaction, for a write of several rows at once (SQLite's writers
         queued as every write of this store is)."""
-        async with self._writing(), self.sessions() as session, session.begin():
+        async with self.writing(), self.sessions() as session, session.begin():
             yield session
 
     async def game(self, game_id: str) -> StoredGame | None:
@@ -339,7 +340,7 @@ class Store:
                     f"status{n}": item.status,
                 }
             )
-        async with self._writing(), self.engine.begin() as connection:
+        async with self.writing(), self.engine.begin() as connection:
             # One statement moves every game of the batch that is still where its writer saw
             # it, and names them; a game that moved on meanwhile is left alone (a conflict).
             result = await connection.execute(_advance_games(len(batch)), params)
@@ -405,7 +406,7 @@ class Store:
         self, game_id: str, seats: list[dict[str, Any]], status: str, expected: list[Any]
     ) -> bool:
         """Replace the seats if they are still `expected` (so two joins cannot take one seat)."""
-        async with self._writing(), self.sessions() as session, session.begin():
+        async with self.writing(), self.sessions() as session, session.begin():
             row = await session.get(GameRow, game_id, with_for_update=not self.is_sqlite)
             if row is None or row.seats != expected:
                 return False
@@ -429,7 +430,7 @@ class Store:
     # --- imported records ------------------------------------------------------------------
 
     async def save_record(self, record_id: str, text: str) -> None:
-        async with self._writing(), self.sessions() as session, session.begin():
+        async with self.writing(), self.sessions() as session, session.begin():
             session.add(RecordRow(id=record_id, record=text))
 
     async def record(self, record_id: str) -> str | None:

@@ -23,6 +23,7 @@ from dicepoker.protocol import (
     StartDaily,
     error_responses,
 )
+from dicepoker.server.accounts import Account, optional_account
 from dicepoker.server.daily import Player, preset_rules
 from dicepoker.server.daily_store import DailyEntry
 from dicepoker.server.services import CREATING, Services, services
@@ -30,6 +31,7 @@ from dicepoker.server.services import CREATING, Services, services
 router = APIRouter(prefix="/api/daily", tags=["daily"])
 
 App = Annotated[Services, Depends(services)]
+Who = Annotated[Account | None, Depends(optional_account)]
 
 
 def game_of(entry: DailyEntry, par: int | None, place: int | None = None) -> DailyPlace:
@@ -57,8 +59,9 @@ def _mine(entry: DailyEntry | None, par: int | None) -> DailyGame | None:
 
 
 @router.get("/{preset}", response_model=DailyChallenge, responses=error_responses(400, 404))
-async def get_daily(preset: str, app: App, date: str | None = None) -> DailyChallenge:
-    """One preset's challenge of a day (`date`, YYYY-MM-DD; today, UTC, when not given)."""
+async def get_daily(preset: str, app: App, account: Who, date: str | None = None) -> DailyChallenge:
+    """One preset's challenge of a day (`date`, YYYY-MM-DD; today, UTC, when not given), with
+    the logged-in account's game of it."""
     daily = app.daily
     daily.check_preset(preset)
     day = await daily.challenge(preset, daily.parse_date(date))
@@ -76,7 +79,7 @@ async def get_daily(preset: str, app: App, date: str | None = None) -> DailyChal
         par=day.par,
         par_level=PAR_LEVEL,
         games=await daily.count(day),
-        mine=_mine(await daily.mine(day, None), day.par),
+        mine=_mine(await daily.mine(day, account.id if account else None), day.par),
     )
 
 
@@ -85,16 +88,21 @@ async def get_daily(preset: str, app: App, date: str | None = None) -> DailyChal
     status_code=201,
     dependencies=CREATING,
     response_model=DailyStarted,
-    responses=error_responses(400, 404, 409, 413, 429),
+    responses=error_responses(400, 403, 404, 409, 413, 429),
 )
-async def start_daily(preset: str, app: App, body: StartDaily | None = None) -> DailyStarted:
-    """Start your game of today's challenge: one a day for an account; anyone else plays it
-    unranked under the name they give."""
+async def start_daily(
+    preset: str, app: App, account: Who, body: StartDaily | None = None
+) -> DailyStarted:
+    """Start your game of today's challenge: a logged-in account plays it once a day, ranked,
+    under its name; anyone else plays it unranked under the name they give."""
     app.daily.check_preset(preset)
-    name = body.name if body is not None else None
-    if name is None:
+    if account is not None:
+        player = Player(account.name, account.id)
+    elif body is not None and body.name is not None:
+        player = Player(body.name)
+    else:
         raise Refusal("bad_request", "name: a name is needed to play (or log in)")
-    live, token, day = await app.daily.start(preset, Player(name))
+    live, token, day = await app.daily.start(preset, player)
     return DailyStarted.build(
         id=live.id,
         url=f"/g/{live.id}",
@@ -102,7 +110,7 @@ async def start_daily(preset: str, app: App, body: StartDaily | None = None) -> 
         token=token,
         preset=preset,
         date=day.day.isoformat(),
-        ranked=False,
+        ranked=player.account_id is not None,
     )
 
 

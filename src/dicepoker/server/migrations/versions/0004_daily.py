@@ -6,7 +6,7 @@ agree on the seed); `daily_games` links each game to its day, one per account (r
 account, the anonymous players' games, never collide: NULLs are distinct).
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2027-01-10
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
-down_revision = "0002"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
@@ -47,7 +47,12 @@ def upgrade() -> None:
             nullable=False,
             unique=True,
         ),
-        sa.Column("account_id", sa.Integer(), nullable=True),
+        sa.Column(
+            "account_id",
+            sa.Integer(),
+            sa.ForeignKey("accounts.id", ondelete="SET NULL"),
+            nullable=True,
+        ),
         sa.Column("name", sa.String(64), nullable=False),
         sa.Column("score", sa.Integer(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
