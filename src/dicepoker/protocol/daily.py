@@ -49,6 +49,9 @@ class DailyChallenge(Wire):
     par: int | None = Field(description="the expert's score on the day's dice (null until known)")
     par_level: str
     games: int = Field(description="the games started on this challenge")
+    account: str | None = Field(
+        description="the logged-in account's name (its games are ranked); null: anonymous"
+    )
     mine: DailyGame | None = Field(description="the logged-in account's game of the day")
 
 

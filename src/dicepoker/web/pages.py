@@ -1,4 +1,5 @@
-"""The HTML pages of the web app: the lobby, the table, the replay viewer and the rules.
+"""The HTML pages of the web app: the lobby, the table, the replay viewer, the rules and the daily
+challenge.
 
 Pages are Jinja2 templates (autoescaped) rendered in the visitor's language; each page loads one
 plain ES module from `/static/js/` that talks to the REST API and the WebSocket of
@@ -114,6 +115,12 @@ def _check_id(value: str) -> str:
 def lobby(request: Request) -> HTMLResponse:
     """Create a game, join or watch one, import a record."""
     return _render(request, "lobby.html", "site.name", page="lobby")
+
+
+@router.get("/daily", response_class=HTMLResponse, include_in_schema=False)
+def daily(request: Request) -> HTMLResponse:
+    """Today's challenge of each preset (or a past day's, `?date=`): par, play, leaderboard."""
+    return _render(request, "daily.html", "Daily challenge", page="daily")
 
 
 @router.get("/g/{game_id}", response_class=HTMLResponse, include_in_schema=False)

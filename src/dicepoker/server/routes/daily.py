@@ -79,6 +79,7 @@ async def get_daily(preset: str, app: App, account: Who, date: str | None = None
         par=day.par,
         par_level=PAR_LEVEL,
         games=await daily.count(day),
+        account=account.name if account else None,
         mine=_mine(await daily.mine(day, account.id if account else None), day.par),
     )
 
