@@ -208,7 +208,7 @@ def wait_par(client: TestClient, preset: str, day: str | None = None) -> int:
 
 
 def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the_day(
-    client: TestClient, clock: Clock
+    client: TestClient, clock: Clock, database: str
 ) -> None:
     today = ok(client.get(f"/api/daily/{PRESET}"))
     assert today["date"] == DAY and today["over"] is False and today["seed"] is None
@@ -264,6 +264,13 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
         ):
             assert seed not in client.get(path).text, path
         assert verify_record(ok(client.get(f"/api/games/{game_id}/record"))).reason == "no_seed"
+    # Another server process (or this one restarted) reads the games from the store: the same.
+    with app_client(database, clock) as other:
+        for created in (ana, bea, caio):
+            record = ok(other.get(f"/api/games/{created['id']}/record"))
+            assert record["turns"] == ok(client.get(f"/api/games/{created['id']}/record"))["turns"]
+            assert "seed" not in record["fair_dice"]
+            assert other.get(f"/api/games/{created['id']}/verify").status_code == 409
 
     # The day is over: the seed is revealed, and every daily game verifies.
     clock.next_day()
@@ -283,6 +290,30 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
     tomorrow = ok(client.get(f"/api/daily/{PRESET}"))
     assert tomorrow["date"] == "2031-03-15" and tomorrow["seed"] is None
     assert tomorrow["commitment"] != daily_commitment
+
+
+def test_a_daily_game_cannot_go_on_once_its_day_is_over(client: TestClient, clock: Clock) -> None:
+    """At midnight the day's seed is public (everyone may know the dice to come): a game of
+    that day not finished then is refused every further move, and stays unfinished."""
+    created = start(client, "Ana")
+    seat = Seat(client, created["id"], created["token"])
+    try:
+        seat.act("roll")
+        clock.next_day()
+        seat.ws.send_json({"type": "act", "action": "keep 0", "seq": seat.seq})
+        refused = seat.ws.receive_json()
+        assert refused["type"] == "error" and refused["code"] == "day_over", refused
+        seat.ws.send_json({"type": "keep", "keep": [0], "seq": seat.seq})
+        assert seat.ws.receive_json()["code"] == "day_over"
+    finally:
+        seat.close()
+    game = ok(client.get(f"/api/games/{created['id']}"))
+    assert game["status"] == "running" and game["seq"] == 1
+    assert "seed" not in game["fair_dice"]  # its game is not over: no seed in its record
+    past = ok(client.get(f"/api/daily/{PRESET}?date={DAY}"))
+    assert past["seed"] is not None and past["over"] is True
+    board = ok(client.get(f"/api/daily/{PRESET}/leaderboard?date={DAY}"))
+    assert board["playing"] == 1 and board["finished"] == 0
 
 
 # --- the par ------------------------------------------------------------------------------------
@@ -327,6 +358,9 @@ def test_the_leaderboard_lists_finished_games_against_par(client: TestClient) ->
     board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
     assert board["date"] == DAY and board["par"] == par_score and board["over"] is False
     assert board["ranked"] == [] and board["playing"] == 1  # Caio has not played yet
+    assert board["finished"] == 2
+    first = ok(client.get(f"/api/daily/{PRESET}/leaderboard?limit=1"))
+    assert first["unranked"] == board["unranked"][:1] and first["finished"] == 2
     listed = board["unranked"]
     assert {g["name"] for g in listed} == {"Ana", "Bea"}
     scores = [g["score"] for g in listed]

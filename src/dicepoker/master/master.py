@@ -348,11 +348,21 @@ class GameMaster:
         async with live.lock:
             return await self._apply(live, seat, action, expected_seq, auto=auto)
 
+    def expired(self, live: LiveGame) -> Refusal | None:
+        """A refusal when the game's withheld seed may be revealed already though the game is
+        not over (a daily game after its day: everyone may know its dice now), else None."""
+        if live.reveal_at is None or live.game.state.finished or self.now() < live.reveal_at:
+            return None
+        return Refusal("day_over", "the day of this daily challenge is over: it can't be played")
+
     async def _apply(
         self, live: LiveGame, seat: int, action: Action, expected_seq: int | None, *, auto: bool
     ) -> int:
         if live.status == "open":
             raise waiting()
+        late = self.expired(live)
+        if late is not None:
+            raise late
         if expected_seq is not None and expected_seq != live.seq:
             raise Refusal(
                 "stale", f"the game has moved on (seq {live.seq}; your view is at {expected_seq})"
@@ -423,7 +433,7 @@ class GameMaster:
         (`waiting`, `game_over`, `not_your_turn`), the game is still at `seq` (`stale`), the
         turn has a roll to come after one already made (`bad_roll`) and the positions are
         distinct dice of the rules (`bad_move`)."""
-        refusal = _turn_refusal(live, seat)
+        refusal = _turn_refusal(live, seat) or self.expired(live)
         if refusal is not None:
             raise refusal
         if seq != live.seq:

@@ -74,7 +74,8 @@ class DailyPlace(DailyGame):
 
 
 class DailyLeaderboard(Wire):
-    """`GET /api/daily/{preset}/leaderboard`: the day's finished games, best score first."""
+    """`GET /api/daily/{preset}/leaderboard?limit=100`: the day's finished games, best score
+    first (the first `limit` of each list, at most 500)."""
 
     preset: str
     date: str
@@ -82,4 +83,5 @@ class DailyLeaderboard(Wire):
     par: int | None
     ranked: list[DailyPlace] = Field(description="games of accounts, ties sharing a place")
     unranked: list[DailyPlace] = Field(description="anonymous players' games, not placed")
+    finished: int = Field(description="the day's finished games (the lists show the first ones)")
     playing: int = Field(description="games of the day not finished yet")

@@ -84,6 +84,10 @@ CODES: dict[str, Code] = {
         "You have played today's challenge already.",
         False,
     ),
+    "day_over": Code(
+        "the day of this daily challenge is over: its game can no longer be played",
+        "This daily challenge is over: its day has ended.",
+    ),
     "seed_withheld": Code(
         "a daily challenge's seed is revealed when its day is over (UTC)",
         "The seed of a daily challenge is revealed when its day is over.",

@@ -32,6 +32,8 @@ router = APIRouter(prefix="/api/daily", tags=["daily"])
 
 App = Annotated[Services, Depends(services)]
 Who = Annotated[Account | None, Depends(optional_account)]
+#: The most games of each list a leaderboard answers.
+MAX_BOARD = 500
 
 
 def game_of(entry: DailyEntry, par: int | None, place: int | None = None) -> DailyPlace:
@@ -120,18 +122,23 @@ async def start_daily(
     response_model=DailyLeaderboard,
     responses=error_responses(400, 404),
 )
-async def daily_leaderboard(preset: str, app: App, date: str | None = None) -> DailyLeaderboard:
-    """The day's finished games, best first: accounts ranked, anonymous games listed unranked."""
+async def daily_leaderboard(
+    preset: str, app: App, date: str | None = None, limit: int = 100
+) -> DailyLeaderboard:
+    """The day's finished games, best first: accounts ranked, anonymous games listed unranked
+    (the first `limit` of each, 1 to 500)."""
     daily = app.daily
     daily.check_preset(preset)
     day = await daily.challenge(preset, daily.parse_date(date))
     board = await daily.board(day)
+    limit = max(1, min(limit, MAX_BOARD))
     return DailyLeaderboard.build(
         preset=preset,
         date=day.day.isoformat(),
         over=daily.is_over(day.day),
         par=day.par,
-        ranked=[game_of(entry, day.par, place) for place, entry in board.ranked],
-        unranked=[game_of(entry, day.par) for entry in board.unranked],
+        ranked=[game_of(entry, day.par, place) for place, entry in board.ranked[:limit]],
+        unranked=[game_of(entry, day.par) for entry in board.unranked[:limit]],
+        finished=len(board.ranked) + len(board.unranked),
         playing=board.playing,
     )

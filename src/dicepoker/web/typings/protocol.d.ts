@@ -536,5 +536,6 @@ interface DailyLeaderboard {
   par: number | null;
   ranked: DailyPlace[];
   unranked: DailyPlace[];
+  finished: number;
   playing: number;
 }

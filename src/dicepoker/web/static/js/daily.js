@@ -191,9 +191,10 @@ function paintFair(card, challenge) {
 }
 
 /**
- * Your game of the day: the account's (from the server), else the one this browser started.
+ * Your game of the day: the account's (from the server), else the one this browser started
+ * (its score read from the game itself: it may be below the board's first places).
  * @param {DailyChallenge} challenge
- * @returns {Promise<DailyGame | { id: string, status: GameStatus } | null>}
+ * @returns {Promise<{ id: string, status: GameStatus, score: number | null, to_par: number | null } | null>}
  */
 async function myGame(challenge) {
   if (challenge.mine) return challenge.mine;
@@ -202,7 +203,11 @@ async function myGame(challenge) {
   if (!gameId) return null;
   const found = await api("GET", `/api/games/${encodeURIComponent(gameId)}`);
   if (!found.ok || !found.data) return null;
-  return { id: gameId, status: found.data.status };
+  const status = found.data.status;
+  const players = found.data.state && found.data.state.players;
+  const score = status === "finished" && players && players[0] ? Number(players[0].total) : null;
+  const toPar = score !== null && challenge.par !== null ? score - challenge.par : null;
+  return { id: gameId, status, score, to_par: toPar };
 }
 
 /**
@@ -284,16 +289,15 @@ async function paintCard(card, tries = 0) {
   /** @type {DailyLeaderboard | null} */
   const board = boardAnswer.ok ? boardAnswer.data : null;
   const finished = mine && mine.status === "finished";
-  const entry = board && mine ? [...board.ranked, ...board.unranked].find((game) => game.id === mine.id) : null;
   const result = /** @type {HTMLElement} */ (card.querySelector(".daily-result"));
   result.hidden = !finished;
   clear(result);
-  if (finished && entry && entry.score !== null) {
-    result.appendChild(h("span", null, t("Your score: {score}", { score: num(entry.score) })));
-    if (entry.to_par !== null) {
+  if (finished && mine.score !== null) {
+    result.appendChild(h("span", null, t("Your score: {score}", { score: num(mine.score) })));
+    if (mine.to_par !== null) {
       result.appendChild(document.createTextNode(" · "));
-      result.appendChild(h("strong", { class: entry.to_par >= 0 ? "par-ahead" : "par-behind" },
-        t("{diff} against par", { diff: parWords(entry.to_par) })));
+      result.appendChild(h("strong", { class: mine.to_par >= 0 ? "par-ahead" : "par-behind" },
+        t("{diff} against par", { diff: parWords(mine.to_par) })));
     }
   }
   // The button: play today's challenge, resume your game, or nothing (a past day, or played).
