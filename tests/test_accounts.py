@@ -285,3 +285,102 @@ def test_a_right_password_does_not_use_up_the_name_limit(database: str) -> None:
             assert limited.post(
                 "/api/session", json={"name": "Often", "password": PASSWORD}
             ).is_success
+
+
+# --- seats under an account --------------------------------------------------------------------
+
+
+def _create(
+    client: TestClient, seats: list[dict[str, object]], **extra: object
+) -> dict[str, object]:
+    response = client.post("/api/games", json={"variant": "yahtzee", "seats": seats, **extra})
+    assert response.status_code == 201, response.text
+    body: dict[str, object] = response.json()
+    return body
+
+
+def test_a_seat_asked_under_the_account_is_the_account_s(client: TestClient) -> None:
+    _sign_up(client, "Seated")
+    game = _create(
+        client, [{"kind": "human", "account": True}, {"kind": "bot", "level": "greedy"}], rated=True
+    )
+    seats = game["seats"]
+    assert isinstance(seats, list)
+    assert seats[0]["name"] == "Seated" and seats[0]["account"] is True and seats[0]["token"]
+    assert seats[1]["account"] is False
+    assert game["rated"] is True and "unrated_reason" not in game
+    info = client.get(f"/api/games/{game['id']}").json()
+    assert info["rated"] is True
+    assert [seat["account"] for seat in info["seats"]] == [True, False]
+
+
+def test_an_account_seat_needs_a_login_and_is_one_a_game(client: TestClient) -> None:
+    client.cookies.clear()
+    nobody = client.post(
+        "/api/games", json={"variant": "yahtzee", "seats": [{"kind": "human", "account": True}]}
+    )
+    assert nobody.status_code == 401 and _code(nobody) == "not_logged_in"
+    _sign_up(client, "Twice")
+    two = client.post(
+        "/api/games",
+        json={
+            "variant": "yahtzee",
+            "seats": [{"kind": "human", "account": True}, {"kind": "human", "account": True}],
+        },
+    )
+    assert two.status_code == 422 and _code(two) == "bad_seats"
+    bot = client.post(
+        "/api/games",
+        json={"variant": "yahtzee", "seats": [{"kind": "bot", "account": True}]},
+    )
+    assert bot.status_code == 422 and _code(bot) == "bad_seats"
+
+
+def test_a_rated_game_with_an_anonymous_seat_is_created_but_not_rated(client: TestClient) -> None:
+    _sign_up(client, "Rated_Host")
+    game = _create(
+        client,
+        [{"kind": "human", "account": True}, {"kind": "human", "name": "Guest"}],
+        rated=True,
+    )
+    assert game["rated"] is False and game["unrated_reason"] == "anonymous_seat"
+    unasked = _create(client, [{"kind": "human", "account": True}])
+    assert unasked["rated"] is False and unasked["unrated_reason"] == "not_asked"
+
+
+def test_a_logged_in_player_takes_an_open_seat_under_the_account(client: TestClient) -> None:
+    client.cookies.clear()
+    game = _create(client, [{"kind": "human", "name": "Host"}, {"kind": "human"}])
+    _sign_up(client, "Joiner")
+    joined = client.post(f"/api/games/{game['id']}/join", json={"name": "ignored"})
+    assert joined.status_code == 200, joined.text
+    info = client.get(f"/api/games/{game['id']}").json()
+    assert info["seats"][1]["name"] == "Joiner" and info["seats"][1]["account"] is True
+    # Anonymous, a name is needed.
+    client.cookies.clear()
+    other = _create(
+        client, [{"kind": "human", "name": "Host"}, {"kind": "human"}, {"kind": "human"}]
+    )
+    nameless = client.post(f"/api/games/{other['id']}/join", json={})
+    assert nameless.status_code == 400 and _code(nameless) == "bad_request"
+    # One seat a game per account.
+    client.post("/api/session", json={"name": "Joiner", "password": PASSWORD})
+    first = client.post(f"/api/games/{other['id']}/join", json={})
+    assert first.status_code == 200
+    again = client.post(f"/api/games/{other['id']}/join", json={})
+    assert again.status_code == 409 and _code(again) == "already_seated"
+    seats = client.get(f"/api/games/{other['id']}").json()["seats"]
+    assert [seat["taken"] for seat in seats] == [True, True, False]
+
+
+def test_a_deleted_account_s_games_stay_under_a_neutral_name(client: TestClient) -> None:
+    _sign_up(client, "Soon_Gone")
+    game = _create(client, [{"kind": "human", "account": True}, {"kind": "bot", "level": "greedy"}])
+    gone = client.request("DELETE", "/api/me", json={"password": PASSWORD})
+    assert gone.status_code == 204
+    client.cookies.clear()
+    info = client.get(f"/api/games/{game['id']}")
+    assert info.status_code == 200
+    seat = info.json()["seats"][0]
+    assert seat["name"] == DELETED_NAME and seat["account"] is False and seat["taken"] is True
+    assert client.get(f"/api/games/{game['id']}/record").status_code == 200

@@ -149,6 +149,9 @@ def test_hint_shows_the_advisors_values_on_the_table(
     page = person.page
     page.goto(server.url + game["url"])
     button = page.locator("#hint-button")
+    # The button shows once the page knows it holds a seat (the server's welcome): before
+    # that, H is not the player's key yet.
+    expect(button).to_be_visible()
     expect(button).to_have_attribute("aria-pressed", "false")
     expect(page.locator("#advice")).to_be_hidden()
 

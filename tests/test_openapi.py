@@ -29,12 +29,13 @@ ERROR = "#/components/schemas/ErrorResponse"
 
 #: Every route of the API and the statuses it answers: its success, then its errors.
 ROUTES: dict[tuple[str, str], set[int]] = {
-    ("post", "/api/games"): {201, 400, 413, 422, 429},
+    ("post", "/api/games"): {201, 400, 401, 413, 422, 429},
     ("get", "/api/games"): {200, 400},
     ("post", "/api/games/{game_id}/join"): {200, 400, 404, 409, 413, 429},
     ("post", "/api/games/{game_id}/rematch"): {200, 201, 403, 404, 409, 429},
     ("get", "/api/games/{game_id}"): {200, 404},
     ("get", "/api/games/{game_id}/record"): {200, 404},
+    ("get", "/api/games/{game_id}/ratings"): {200, 404},
     ("get", "/api/games/{game_id}/position"): {200, 400, 404},
     ("get", "/api/games/{game_id}/advice"): {200, 404, 409, 429},
     ("get", "/api/games/{game_id}/analysis"): {200, 404, 429},
@@ -197,6 +198,10 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
     cases: dict[tuple[str, str], dict[int, httpx.Response]] = {
         ("post", "/api/games"): {
             400: free.post("/api/games", json={"variant": "school", "seats": []}),
+            401: free.post(
+                "/api/games",
+                json={"variant": "yahtzee", "seats": [{"kind": "human", "account": True}]},
+            ),
             413: free.post("/api/games", content=huge),
             422: free.post("/api/games", json={"variant": "chess", "seats": [{"kind": "human"}]}),
         },
@@ -214,6 +219,7 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         },
         ("get", "/api/games/{game_id}"): {404: free.get("/api/games/nope")},
         ("get", "/api/games/{game_id}/record"): {404: free.get("/api/games/nope/record")},
+        ("get", "/api/games/{game_id}/ratings"): {404: free.get("/api/games/nope/ratings")},
         ("get", "/api/games/{game_id}/position"): {
             400: free.get(f"/api/games/{game}/position?turn=x"),
             404: free.get("/api/games/nope/position"),

@@ -174,3 +174,38 @@ def test_a_seat_file_that_cannot_be_written_is_said_not_fatal(tmp_path: Path) ->
 def test_build_refuses_what_cannot_be_joined(server: LiveServer) -> None:
     with pytest.raises(LaunchError, match=r"^cannot join the game: no such game$"):
         build(PlayOptions(server=server.url, game="nosuchgame", token="abc"))
+
+
+def test_login_takes_an_open_seat_under_the_account(
+    server: LiveServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / ".local" / "share"))
+    signed = server.post("/api/accounts", {"name": "Terminal_Ana", "password": "typed in tmux"})
+    assert signed.status_code == 201, signed.text
+    game = new_game(server)
+    wrong = PlayOptions(
+        server=server.url, game=game, login="Terminal_Ana", password="not it", lang="en"
+    )
+    with pytest.raises(LaunchError, match=r"^cannot log in: wrong name or password$"):
+        build(wrong)
+    assert server.get(f"/api/games/{game}")["seats"][0]["taken"] is False  # nothing changed
+    launch = build(
+        PlayOptions(
+            server=server.url, game=game, login="terminal_ana", password="typed in tmux", lang="en"
+        )
+    )
+    session = launch.app.session
+    assert isinstance(session, RemoteSession) and session.token is not None
+    seat = server.get(f"/api/games/{game}")["seats"][0]
+    assert seat["name"] == "Terminal_Ana" and seat["account"] is True
+    assert launch.after[0] == "You took seat 1."
+    asyncio.run(session.close())
+
+
+def test_login_without_a_password_is_one_line(server: LiveServer, tmp_path: Path) -> None:
+    game = new_game(server)
+    result = play("--server", server.url, "--game", game, "--login", "Nobody_Here", home=tmp_path)
+    # No terminal to ask on, and nothing on standard input: one line, nothing taken.
+    assert one_error_line(result) == "dicepoker: no password given"
+    assert server.get(f"/api/games/{game}")["seats"][0]["taken"] is False

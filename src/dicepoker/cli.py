@@ -488,8 +488,14 @@ def play_command(
     name: Annotated[
         str | None, typer.Option(help="Take an open seat of the web game under this name.")
     ] = None,
+    login: Annotated[
+        str | None,
+        typer.Option(
+            help="Take an open seat of the web game under this account (asks its password)."
+        ),
+    ] = None,
     seat: Annotated[
-        int | None, typer.Option(min=1, help="Which open seat --name takes (1-based).")
+        int | None, typer.Option(min=1, help="Which open seat --name or --login takes (1-based).")
     ] = None,
     bot_delay: Annotated[
         float, typer.Option(min=0, help="Seconds a bot waits before each action.")
@@ -510,6 +516,7 @@ def play_command(
         game=game,
         token=token,
         name=name,
+        login=login,
         seat=None if seat is None else seat - 1,
         bot_delay=bot_delay,
         seed=seed,

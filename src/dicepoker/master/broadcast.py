@@ -125,6 +125,10 @@ class Broadcaster:
         self.seats_changed(live)
         await self.bus.publish(live.id, {"kind": "seats"})
 
+    async def seats_stored(self, game_id: str) -> None:
+        """The store's seats of `game_id` changed outside a master: every process reads them."""
+        await self.bus.publish(game_id, {"kind": "seats"})
+
     # --- after and between turns (dicepoker.protocol.pace) -------------------------------------
 
     async def rematch(self, live: LiveGame, game_id: str) -> None:

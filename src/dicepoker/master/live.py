@@ -88,6 +88,8 @@ class LiveGame:
     # The roller's live selection (`keep` messages): the seq it was sent at and the positions.
     # It is only news while the game is at that seq; after the next event it is forgotten.
     held: tuple[int, tuple[int, ...]] | None = None
+    # Asked to be rated (docs/api.md, "Ratings").
+    rated: bool = False
 
     @property
     def state_view(self) -> GameView:

@@ -134,6 +134,7 @@ class GameMaster:
         seats: list[dict[str, Any]],
         turn_seconds: int | None,
         *,
+        rated: bool = False,
         dice_seed: str | None = None,
         reveal_at: datetime | None = None,
         save: Callable[[StoredGame], Awaitable[None]] | None = None,
@@ -156,6 +157,7 @@ class GameMaster:
             rules,
             stored_seats,
             clock,
+            rated=rated,
             seed=dice_seed,
             reveal_at=reveal_at,
             save=save,
@@ -169,6 +171,7 @@ class GameMaster:
         seats: list[dict[str, Any]],
         clock: int,
         *,
+        rated: bool = False,
         seed: str | None = None,
         reveal_at: datetime | None = None,
         save: Callable[[StoredGame], Awaitable[None]] | None = None,
@@ -188,6 +191,7 @@ class GameMaster:
             dice_commitment=commitment(seed) if seed is not None else None,
             reveal_at=reveal_at,
             created_at=datetime.now(UTC),
+            rated=rated,
         )
         await (save or self.store.create_game)(stored)
         live = self._live_from(stored, [])
@@ -209,7 +213,9 @@ class GameMaster:
                 return found, False
             seats = rematch_seats(live.seats)
             try:
-                made = await self._start_game(game_id, live.rules, seats, live.turn_seconds)
+                made = await self._start_game(
+                    game_id, live.rules, seats, live.turn_seconds, rated=live.rated
+                )
             except ConflictError:
                 # Another process made it a moment ago.
                 again = await self.load(game_id)
@@ -262,6 +268,7 @@ class GameMaster:
             reveal_at=row.reveal_at,
             now=self.now,
             trail=trail,
+            rated=row.rated,
         )
         live.sync_fair_dice()
         live.bots = {
@@ -298,9 +305,14 @@ class GameMaster:
 
     # --- seats -----------------------------------------------------------------------------
 
-    async def join(self, live: LiveGame, seat: int | None, name: str) -> tuple[int, str]:
-        """Take an open seat (the first one when `seat` is None); returns it and its token."""
+    async def join(
+        self, live: LiveGame, seat: int | None, name: str, account: int | None = None
+    ) -> tuple[int, str]:
+        """Take an open seat (the first one when `seat` is None), under `account` when a
+        logged-in player takes it (one seat per account a game); returns it and its token."""
         async with live.lock:
+            if account is not None and account in seating.accounts_of(live.seats).values():
+                raise Refusal("already_seated", "your account has a seat of this game already")
             free = seating.open_seats(live.seats)
             if not free:
                 raise Refusal("no_open_seat", "every seat of this game is taken")
@@ -311,6 +323,8 @@ class GameMaster:
             token, digest = seating.new_token()
             seats = [dict(s) for s in live.seats]
             seats[seat] = {"kind": "human", "name": name, "token_hash": digest}
+            if account is not None:
+                seats[seat]["account"] = account
             status = seating.status_of(seats, live.game.state.finished)
             if not await self.store.update_seats(live.id, seats, status, live.seats):
                 await self._catch_up(live)  # another process seated someone: learn who
@@ -319,6 +333,16 @@ class GameMaster:
         await self.broadcaster.seated(live)
         self.look(live)
         return seat, token
+
+    async def seats_stored(self, game_ids: list[str]) -> None:
+        """Seats were changed in the store, not by a master (a deleted account's renamed): this
+        process and every other read them again."""
+        for game_id in game_ids:
+            live = self.games.get(game_id)
+            if live is not None:
+                async with live.lock:
+                    await self._catch_up(live)
+            await self.broadcaster.seats_stored(game_id)
 
     def seat_of(self, live: LiveGame, token: str) -> int | None:
         """The seat a token belongs to; None when it matches none."""

@@ -1,6 +1,7 @@
 """Who sits where, and who may act for a seat: the seat check.
 
-A seat is `{"kind": "human" | "bot", "name", "level", "token_hash"}`. A person's seat is taken
+A seat is `{"kind": "human" | "bot", "name", "level", "token_hash"}`, and `"account"` (its id)
+for a person's seat bound to a logged-in account. A person's seat is taken
 with a random token that only its taker receives; the store keeps the token's SHA-256, and a
 token is checked against it in constant time. A human seat without a name is open: the game
 waits (`open`) until every seat is taken.
@@ -54,6 +55,25 @@ def seat_of(seats: Sequence[Mapping[str, Any]], token: str) -> int | None:
     return found
 
 
+def accounts_of(seats: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+    """Each seat bound to an account: seat number -> account id."""
+    return {n: int(s["account"]) for n, s in enumerate(seats) if s.get("account") is not None}
+
+
+def unrated_reason(seats: Sequence[Mapping[str, Any]], rated: bool) -> str | None:
+    """Why a game will not be rated as its seats stand (None: it will be): not asked, or a
+    person's seat taken by someone without an account. Open seats may still be taken by
+    accounts; at the end every person's seat must be an account's."""
+    if not rated:
+        return "not_asked"
+    if len(seats) < 2:
+        return "solitaire"
+    for seat in seats:
+        if seat["kind"] == "human" and seat.get("name") is not None and "account" not in seat:
+            return "anonymous_seat"
+    return None
+
+
 def public_seats(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The seats as everyone may see them (no token hash)."""
     return [
@@ -63,6 +83,7 @@ def public_seats(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "name": seat.get("name"),
             "level": seat.get("level"),
             "taken": seat["kind"] == "bot" or seat.get("name") is not None,
+            "account": seat.get("account") is not None,
         }
         for n, seat in enumerate(seats)
     ]
@@ -85,7 +106,10 @@ def seat_requests(
             tokens.append(None)
         elif request.get("name"):
             token, digest = new_token()
-            seats.append({"kind": "human", "name": request["name"], "token_hash": digest})
+            seat = {"kind": "human", "name": request["name"], "token_hash": digest}
+            if request.get("account") is not None:
+                seat["account"] = int(request["account"])
+            seats.append(seat)
             tokens.append(token)
         else:
             seats.append({"kind": "human", "name": None})

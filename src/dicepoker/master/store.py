@@ -48,6 +48,8 @@ class StoredGame:
     reveal_at: datetime | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    # Asked to be rated: rated when it ends if every person's seat is an account's.
+    rated: bool = False
 
 
 class Store(Protocol):

@@ -57,6 +57,9 @@ class SeatView(Wire):
     name: str | None = Field(description="null: an open seat")
     level: str | None = Field(description="a bot's level, else null")
     taken: bool
+    account: bool = Field(
+        default=False, description="a person playing under their account (a player page)"
+    )
 
 
 class ClockView(Wire):

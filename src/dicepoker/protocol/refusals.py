@@ -74,6 +74,11 @@ CODES: dict[str, Code] = {
     ),
     "account_disabled": Code("the account is disabled", "This account is disabled.", False),
     "not_logged_in": Code("the request needs a logged-in account", "Log in first.", False),
+    "already_seated": Code(
+        "the account has a seat of this game already",
+        "You have a seat in this game already.",
+        False,
+    ),
     "bad_origin": Code(
         "a state-changing request with a session cookie from another site (its Origin)",
         "This request came from another site.",

@@ -34,6 +34,10 @@ class SeatSpec(Strict):
     kind: Literal["human", "bot"]
     name: str | None = None
     level: str | None = None
+    account: bool = Field(
+        default=False,
+        description="the logged-in player's own seat, under their account (one per game)",
+    )
 
     @field_validator("name")
     @classmethod
@@ -46,15 +50,22 @@ class CreateGame(Strict):
     options: dict[str, Any] = Field(default_factory=dict)
     seats: list[SeatSpec] = Field(min_length=1, max_length=8)
     turn_seconds: int | None = Field(default=None, ge=0, le=3600)
+    rated: bool = Field(
+        default=False, description="rate the game when it ends if every person is an account"
+    )
 
 
 class JoinGame(Strict):
     seat: int | None = Field(default=None, ge=0, le=7)
-    name: str
+    name: str | None = Field(
+        default=None, description="needed when anonymous; a logged-in player plays as the account"
+    )
 
     @field_validator("name")
     @classmethod
-    def _clean(cls, value: str) -> str:
+    def _clean(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         cleaned = clean_name(value)
         if cleaned is None:
             raise ValueError("a name is needed to take a seat")
@@ -62,6 +73,9 @@ class JoinGame(Strict):
 
 
 # --- answers ---------------------------------------------------------------------------------
+
+
+UnratedReason = Literal["not_asked", "solitaire", "anonymous_seat"]
 
 
 class CreatedSeat(SeatView):
@@ -76,6 +90,34 @@ class GameCreated(Wire):
     id: str
     url: str
     seats: list[CreatedSeat]
+    rated: bool = Field(
+        default=False, description="it will be rated when it ends, as its seats stand now"
+    )
+    unrated_reason: UnratedReason | Absent = absent(
+        "why it will not be rated: not asked, a solitaire, or a person's seat is not an account's"
+    )
+
+
+class RatingChange(Wire):
+    """What a rated game did to one account's shown rating."""
+
+    seat: int
+    name: str
+    pool: str
+    before: int
+    after: int
+    change: int
+
+
+class GameRatings(Wire):
+    """`GET /api/games/{id}/ratings`: whether the game is rated, and its changes once it is."""
+
+    rated: bool = Field(description="asked to be rated")
+    status: Literal["rated", "pending", "unrated"] = Field(
+        description="rated (changes given), pending (not over, or being written), unrated"
+    )
+    reason: UnratedReason | Absent = absent("why it is not rated")
+    changes: list[RatingChange]
 
 
 class SeatTaken(Wire):
@@ -97,6 +139,7 @@ class GameInfo(Wire):
     clock: ClockView | None
     fair_dice: FairDiceView | None
     state: GameView
+    rated: bool = Field(default=False, description="asked to be rated when it ends")
 
 
 class GameListEntry(Wire):

@@ -129,6 +129,8 @@ class OptionSpec:
     minimum: int | None = None
     maximum: int | None = None
     help: str = ""
+    # Games with different values of this option are rated apart (it changes the sheet).
+    pool: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -207,7 +207,7 @@ VARIANTS: dict[str, Variant] = {
             "school",
             "School dice poker",
             "000 (es), 004 (pt)",
-            (OptionSpec("columns", int, 3, 1, 6, help="columns on the sheet"),),
+            (OptionSpec("columns", int, 3, 1, 6, help="columns on the sheet", pool=True),),
             _build_school,
         ),
         Variant("yahtzee", "Yahtzee", "003", _YAHTZEE_OPTIONS, _yahtzee_builder("yahtzee", False)),

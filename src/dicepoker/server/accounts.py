@@ -162,7 +162,7 @@ class Accounts:
         account = await self.check_login(name, password)
         return account, await self.open_session(account.id)
 
-    async def list(self) -> list[Account]:
+    async def everyone(self) -> list[Account]:
         async with self.store.sessions() as session:
             rows = await session.scalars(select(AccountRow).order_by(AccountRow.id))
             return [account_of(row) for row in rows]
@@ -199,9 +199,10 @@ class Accounts:
             query = query.where(SessionRow.token_hash != hash_session(keep))
         await session.execute(query)
 
-    async def delete(self, account_id: int) -> int:
+    async def delete(self, account_id: int) -> list[str]:
         """Delete the account, its sessions and ratings. Its games stay: its seats in them are
-        renamed `DELETED_NAME`. Returns how many games were renamed."""
+        renamed `DELETED_NAME`. Returns the ids of the games renamed (a running server reads
+        their seats again: `GameMaster.seats_stored`)."""
         async with self.store.writing(), self.store.sessions() as session, session.begin():
             row = await session.get(AccountRow, account_id)
             if row is None:
@@ -225,9 +226,9 @@ class Accounts:
                         renamed[number].pop("account", None)
                 game.seats = renamed
             await session.delete(row)
-        return len(seats)
+        return sorted(seats)
 
-    async def delete_own(self, account: Account, password: str) -> int:
+    async def delete_own(self, account: Account, password: str) -> list[str]:
         """An account deleted by its owner, who gives the password again."""
         await self.check_login(account.name, password)
         return await self.delete(account.id)

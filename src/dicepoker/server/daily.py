@@ -180,10 +180,13 @@ class DailyService:
                 raise _played(taken.game_id) from None
 
         rules = preset_rules(preset)
+        seat: dict[str, Any] = {"kind": "human", "name": player.name}
+        if player.account_id is not None:
+            seat["account"] = player.account_id  # the account's seat (its history, its name)
         live, tokens = await self.master.create(
             rules.variant,
             dict(rules.option_dict),
-            [{"kind": "human", "name": player.name}],
+            [seat],
             0,
             dice_seed=day.seed,
             reveal_at=day_end(day.day),

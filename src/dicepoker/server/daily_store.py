@@ -19,8 +19,8 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from dicepoker.master.store import ConflictError, StoredGame
-from dicepoker.server.models import DailyGameRow, DailyRow, GamePlayerRow, GameRow, utcnow
-from dicepoker.server.store import Store, game_row
+from dicepoker.server.models import DailyGameRow, DailyRow, GameRow, utcnow
+from dicepoker.server.store import Store, add_game
 
 
 @dataclass(frozen=True)
@@ -113,15 +113,12 @@ class DailyStore:
             )
 
     async def add_game(self, game: StoredGame, day: Day, account_id: int | None, name: str) -> None:
-        """Store a new game and its link to the day in one transaction (an account's game is
-        also its seat's, for its history). DailyTaken: the account has a game of that day
+        """Store a new game (with its seat's account link, for the player's history) and its
+        link to the day in one transaction. DailyTaken: the account has a game of that day
         already; nothing is stored."""
         try:
             async with self.store.transaction() as session:
-                session.add(game_row(game))
-                await session.flush()  # the game first: the links refer to it
-                if account_id is not None:
-                    session.add(GamePlayerRow(game_id=game.id, seat=0, account_id=account_id))
+                await add_game(session, game)
                 session.add(
                     DailyGameRow(
                         preset=day.preset,

@@ -43,6 +43,7 @@ STATUS: dict[str, int] = {
     "daily_played": 409,
     "seed_withheld": 409,
     "name_taken": 409,
+    "already_seated": 409,
     "too_large": 413,
     "bad_options": 422,
     "bad_seats": 422,

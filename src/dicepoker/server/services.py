@@ -32,6 +32,8 @@ from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
+from dicepoker.server.ratings import RatingBook
+from dicepoker.server.results import Results
 from dicepoker.server.security import ClientLimiter, RateLimited
 from dicepoker.server.settings import Settings
 from dicepoker.server.store import Store
@@ -80,6 +82,9 @@ class Services:
     accounts: Accounts
     logging_in: ClientLimiter
     failed_logins: ClientLimiter
+    # What finished games leave their accounts: results, ratings, accuracy.
+    ratings: RatingBook
+    results: Results
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
@@ -91,8 +96,13 @@ class Services:
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
         runner = pool_par(pool) if pool is not None else par_in_thread
+        analyses = AnalysisCache()
+        ratings = RatingBook(store)
         return cls(
             settings=settings,
+            analyses=analyses,
+            ratings=ratings,
+            results=Results(store, master, ratings, analyses),
             store=store,
             master=master,
             driver=BotDriver(master, thinker, delay=settings.bot_delay),
@@ -109,6 +119,7 @@ class Services:
     async def start(self) -> None:
         await self.store.migrate()
         await self.master.start()
+        await self.results.sweep()
 
     async def close(self) -> None:
         await self.daily.close()

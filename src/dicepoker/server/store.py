@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
-from dicepoker.server.models import EventRow, GameRow, RecordRow, utcnow
+from dicepoker.server.models import EventRow, GamePlayerRow, GameRow, RecordRow, utcnow
 
 __all__ = ["ConflictError", "Store", "StoredEvent", "StoredGame", "create_database", "database_url"]
 
@@ -182,6 +182,7 @@ def stored_game(row: GameRow) -> StoredGame:
         reveal_at=_utc(row.reveal_at),
         created_at=_utc(row.created_at),
         updated_at=_utc(row.updated_at),
+        rated=bool(row.rated),
     )
 
 
@@ -197,10 +198,29 @@ def game_row(game: StoredGame) -> GameRow:
         dice_seed=game.dice_seed,
         dice_commitment=game.dice_commitment,
         reveal_at=game.reveal_at,
+        rated=game.rated,
     )
     if game.created_at is not None:
         row.created_at = row.updated_at = game.created_at
     return row
+
+
+async def add_game(session: AsyncSession, game: StoredGame) -> None:
+    """Add a new game to a session's transaction: its row, then its seats' account links."""
+    session.add(game_row(game))
+    await session.flush()  # the game first: the seats' links refer to it
+    _link_accounts(session, game.id, game.seats, [])
+
+
+def _link_accounts(
+    session: AsyncSession, game_id: str, seats: list[dict[str, Any]], before: list[Any]
+) -> None:
+    """A `game_players` row for each seat newly bound to an account (a player's history)."""
+    for number, seat in enumerate(seats):
+        account = seat.get("account")
+        earlier = before[number] if number < len(before) else {}
+        if account is not None and earlier.get("account") != account:
+            session.add(GamePlayerRow(game_id=game_id, seat=number, account_id=int(account)))
 
 
 class Store:
@@ -265,7 +285,7 @@ class Store:
     async def create_game(self, game: StoredGame) -> None:
         try:
             async with self.writing(), self.sessions() as session, session.begin():
-                session.add(game_row(game))
+                await add_game(session, game)
         except exc.IntegrityError:
             # The id is taken (a rematch made by another process a moment ago).
             raise ConflictError(f"game {game.id} exists") from None
@@ -413,6 +433,7 @@ class Store:
             row.seats = seats
             row.status = status
             row.updated_at = utcnow()
+            _link_accounts(session, game_id, seats, expected)
             return True
 
     async def list_games(self, status: str | None, limit: int) -> Sequence[StoredGame]:

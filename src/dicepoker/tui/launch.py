@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import getpass
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +25,21 @@ from dicepoker.tui.session import LocalSession, SeatError, parse_seats
 from dicepoker.tui.setup_screen import SetupDefaults
 
 
+def ask_password(name: str) -> str:
+    """The account's password: asked on the terminal without echo, or, when standard input is
+    not a terminal (a script), its first line."""
+    try:
+        if sys.stdin is not None and sys.stdin.isatty():
+            password = getpass.getpass(f"Password for {name}: ")
+        else:
+            password = (sys.stdin.readline() if sys.stdin is not None else "").rstrip("\r\n")
+    except (EOFError, KeyboardInterrupt):
+        raise LaunchError("no password given") from None
+    if not password:
+        raise LaunchError("no password given")
+    return password
+
+
 class LaunchError(Exception):
     """Options that cannot start a game; the message says which and why."""
 
@@ -40,6 +57,8 @@ class PlayOptions:
     game: str | None = None
     token: str | None = None
     name: str | None = None
+    login: str | None = None  # an account's name: its password is asked (`ask_password`)
+    password: str | None = field(default=None, repr=False)  # given: not asked (tests)
     seat: int | None = None
     bot_delay: float = 0.6
     seed: int | None = None
@@ -81,8 +100,8 @@ def build(opts: PlayOptions) -> Launch:
     remote = opts.server is not None or opts.game is not None
     if remote:
         return _remote(opts, lang)
-    if opts.token or opts.name or opts.seat is not None:
-        raise LaunchError("--token, --name and --seat are for --server/--game")
+    if opts.token or opts.name or opts.login or opts.seat is not None:
+        raise LaunchError("--token, --name, --login and --seat are for --server/--game")
     dice: DiceSource = SeededDice(opts.seed) if opts.seed is not None else SecretDice()
     seats = None
     if opts.seats is not None:
@@ -147,8 +166,11 @@ def _remote(opts: PlayOptions, lang: str) -> Launch:
         )
     if not opts.game:
         raise LaunchError("--server needs --game ID (or give the game's link to --game)")
-    if opts.token and opts.name:
-        raise LaunchError("give --token (your seat) or --name (take an open seat), not both")
+    if sum(bool(given) for given in (opts.token, opts.name, opts.login)) > 1:
+        raise LaunchError(
+            "give one of --token (your seat), --name (take an open seat) or --login (take an "
+            "open seat under your account)"
+        )
     try:
         address = game_address(opts.server, opts.game)
     except RemoteError as exc:
@@ -158,8 +180,11 @@ def _remote(opts: PlayOptions, lang: str) -> Launch:
     after: list[str] = []
     rejoin: Rejoin | None = None
     try:
-        if opts.name:
-            seat, token = asyncio.run(join_seat(address, opts.name, opts.seat))
+        if opts.name or opts.login:
+            login = None
+            if opts.login:
+                login = (opts.login, opts.password or ask_password(opts.login))
+            seat, token = asyncio.run(join_seat(address, opts.name, opts.seat, login=login))
             # Kept at once: the seat must outlive a terminal closed in the middle of the game.
             rejoin = keep_seat(address, seat, token)
             after.append(words("You took seat {n}.", n=seat + 1))

@@ -96,6 +96,16 @@ class GameAddress:
     def api(self, path: str) -> str:
         return f"{self.server.rstrip('/')}/api/games/{quote(self.game, safe='')}{path}"
 
+    def root(self, path: str) -> str:
+        """An address of the server's API outside the game (`/api/session`)."""
+        return f"{self.server.rstrip('/')}{path}"
+
+    @property
+    def origin(self) -> str:
+        """The server's origin, which a request carrying its session cookie must name."""
+        parts = urlsplit(self.server)
+        return f"{parts.scheme}://{parts.netloc}"
+
 
 def game_address(server: str | None, game: str) -> GameAddress:
     """Read `--server URL --game ID`, or a share link such as `http://host:8000/g/ID` as the game
@@ -175,15 +185,34 @@ async def contact(address: GameAddress, token: str | None, *, timeout: float = 1
 
 
 async def join_seat(
-    address: GameAddress, name: str, seat: int | None = None, *, timeout: float = 10.0
+    address: GameAddress,
+    name: str | None,
+    seat: int | None = None,
+    *,
+    login: tuple[str, str] | None = None,
+    timeout: float = 10.0,
 ) -> tuple[int, str]:
-    """Take an open seat of a game (`POST /api/games/{id}/join`): its number and its token."""
-    body: dict[str, Any] = {"name": name}
+    """Take an open seat of a game (`POST /api/games/{id}/join`): its number and its token.
+    With `login` (an account's name and password) the seat is the account's: the client logs
+    in, takes the seat and logs out again (the seat's token is what it plays with)."""
+    body: dict[str, Any] = {} if name is None else {"name": name}
     if seat is not None:
         body["seat"] = seat
+    origin = {"origin": address.origin}
     try:
         async with httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.post(address.api("/join"), json=body)
+            if login is not None:
+                credentials = {"name": login[0], "password": login[1]}
+                logged = await client.post(
+                    address.root("/api/session"), json=credentials, headers=origin
+                )
+                if logged.status_code != 200:
+                    raise RemoteError(f"cannot log in: {_error_text(logged)}")
+            try:
+                response = await client.post(address.api("/join"), json=body, headers=origin)
+            finally:
+                if login is not None:
+                    await client.delete(address.root("/api/session"), headers=origin)
     except httpx.HTTPError as exc:
         raise RemoteError(unreachable(address, exc)) from None
     if response.status_code != 200:

@@ -128,9 +128,10 @@ async def delete_account(
     if wait is not None:
         raise RateLimited(wait)
     try:
-        await app.accounts.delete_own(account, body.password)
+        renamed = await app.accounts.delete_own(account, body.password)
     except Refusal as refusal:
         if refusal.code == "bad_login":
             app.failed_logins.spend(name_key(account.name))
         raise
+    await app.master.seats_stored(renamed)
     _clear_cookie(request, response)

@@ -15,6 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from dicepoker.fair import verify_record
 from dicepoker.master import LiveGame, Refusal
+from dicepoker.master.seats import accounts_of, unrated_reason
 from dicepoker.protocol import (
     Analysis,
     CreatedSeat,
@@ -25,19 +26,25 @@ from dicepoker.protocol import (
     GameInfo,
     GameList,
     GameListEntry,
+    GameRatings,
     JoinGame,
     Position,
+    RatingChange,
     Record,
     RematchCreated,
     SeatTaken,
     error_responses,
 )
+from dicepoker.ratings import Rating, shown
+from dicepoker.server.accounts import DELETED_NAME, Account, optional_account
 from dicepoker.server.analysis import advise, position
+from dicepoker.server.ratings import unrated_why
 from dicepoker.server.services import ANALYSING, CREATING, Services, live_game, services
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 
 Live = Annotated[LiveGame, Depends(live_game)]
+MaybeAccount = Annotated[Account | None, Depends(optional_account)]
 App = Annotated[Services, Depends(services)]
 ListStatus = Literal["open", "running", "finished"]
 # A seat's token over HTTP: `Authorization: Bearer <token>` (as the WebSocket takes it in its
@@ -53,16 +60,36 @@ Bearer = Annotated[
     status_code=201,
     dependencies=CREATING,
     response_model=GameCreated,
-    responses=error_responses(400, 413, 422, 429),
+    responses=error_responses(400, 401, 413, 422, 429),
 )
-async def create_game(body: CreateGame, app: App) -> GameCreated:
-    seats = [seat.model_dump() for seat in body.seats]
-    live, tokens = await app.master.create(body.variant, body.options, seats, body.turn_seconds)
+async def create_game(body: CreateGame, app: App, account: MaybeAccount) -> GameCreated:
+    """A new game. A seat asked with `"account": true` is the logged-in player's own, under
+    their account (401 `not_logged_in` when nobody is)."""
+    seats = [_seat_request(seat.model_dump(), account) for seat in body.seats]
+    if sum("account" in seat for seat in seats) > 1:
+        raise Refusal("bad_seats", "one seat a game can be your account's")
+    live, tokens = await app.master.create(
+        body.variant, body.options, seats, body.turn_seconds, rated=body.rated
+    )
     created = [
         CreatedSeat.build(**seat.to_data(), token=token)
         for seat, token in zip(live.public_seats(), tokens, strict=True)
     ]
-    return GameCreated.build(id=live.id, url=f"/g/{live.id}", seats=created)
+    reason = unrated_reason(live.seats, live.rated)
+    extra = {} if reason is None else {"unrated_reason": reason}
+    return GameCreated.build(
+        id=live.id, url=f"/g/{live.id}", seats=created, rated=reason is None, **extra
+    )
+
+
+def _seat_request(seat: dict[str, Any], account: Account | None) -> dict[str, Any]:
+    if not seat.pop("account", False):
+        return seat
+    if account is None:
+        raise Refusal("not_logged_in", "log in to play under your account")
+    if seat["kind"] != "human":
+        raise Refusal("bad_seats", "an account's seat is a person's")
+    return {**seat, "name": account.name, "account": account.id}
 
 
 @router.post(
@@ -71,8 +98,14 @@ async def create_game(body: CreateGame, app: App) -> GameCreated:
     response_model=SeatTaken,
     responses=error_responses(400, 404, 409, 413, 429),
 )
-async def join_game(body: JoinGame, live: Live, app: App) -> SeatTaken:
-    seat, token = await app.master.join(live, body.seat, body.name)
+async def join_game(body: JoinGame, live: Live, app: App, account: MaybeAccount) -> SeatTaken:
+    """Take an open seat: a logged-in player takes it under their account (and its name)."""
+    if account is not None:
+        seat, token = await app.master.join(live, body.seat, account.name, account=account.id)
+    elif body.name is None:
+        raise Refusal("bad_request", "name: a name is needed to take a seat")
+    else:
+        seat, token = await app.master.join(live, body.seat, body.name)
     return SeatTaken.build(seat=seat, token=token)
 
 
@@ -85,6 +118,7 @@ async def get_game(live: Live) -> GameInfo:
         turn_seconds=live.turn_seconds,
         **live.meta(),
         state=live.state_view,
+        rated=live.rated,
     )
 
 
@@ -106,6 +140,36 @@ async def list_games(app: App, status: ListStatus | None = None, limit: int = 50
             for row in rows
         ]
     )
+
+
+@router.get("/{game_id}/ratings", response_model=GameRatings, responses=error_responses(404))
+async def game_ratings(live: Live, app: App) -> GameRatings:
+    """Whether the game is rated, and what it did to each account's rating (the end screen)."""
+    reason = unrated_why(live)
+    if reason is not None:
+        return GameRatings.build(rated=live.rated, status="unrated", reason=reason, changes=[])
+    rows = await app.ratings.changes(live.id) if live.game.state.finished else []
+    if not rows:
+        return GameRatings.build(rated=True, status="pending", changes=[])
+    seat_of = {account: seat for seat, account in accounts_of(live.seats).items()}
+    changes = []
+    for row in rows:
+        before = shown(Rating(row.mu_before, row.sigma_before))
+        after = shown(Rating(row.mu_after, row.sigma_after))
+        seat = seat_of.get(row.account_id)
+        name = DELETED_NAME if seat is None else str(live.seats[seat]["name"])
+        changes.append(
+            RatingChange.build(
+                seat=-1 if seat is None else seat,
+                name=name,
+                pool=row.pool,
+                before=before,
+                after=after,
+                change=after - before,
+            )
+        )
+    changes.sort(key=lambda change: change.seat)
+    return GameRatings.build(rated=True, status="rated", changes=changes)
 
 
 @router.get("/{game_id}/record", response_model=Record, responses=error_responses(404))

@@ -193,6 +193,8 @@ interface SeatInfo {
   name: string | null;
   level: string | null;
   taken: boolean;
+  /** a person playing under their account (absent from older servers) */
+  account?: boolean;
 }
 
 interface ClockView {
@@ -346,6 +348,9 @@ interface CreatedGame {
   id: string;
   url?: string;
   seats?: { seat: number; token?: string | null }[];
+  /** it will be rated when it ends, as its seats stand */
+  rated?: boolean;
+  unrated_reason?: "not_asked" | "solitaire" | "anonymous_seat";
 }
 
 interface OptionInfo {
@@ -417,6 +422,23 @@ interface PlacedDecision extends Decision {
   /** The number of the turn among its player's turns (0: not known). */
   own: number;
   dice: number[] | null;
+}
+
+interface RatingChange {
+  seat: number;
+  name: string;
+  pool: string;
+  before: number;
+  after: number;
+  change: number;
+}
+
+/** GET /api/games/{id}/ratings */
+interface GameRatings {
+  rated: boolean;
+  status: "rated" | "pending" | "unrated";
+  reason?: "not_asked" | "solitaire" | "anonymous_seat";
+  changes: RatingChange[];
 }
 
 interface AnalysisPlayer {

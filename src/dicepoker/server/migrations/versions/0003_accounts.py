@@ -1,5 +1,5 @@
 """Accounts, their login sessions, their seats in games and their ratings (docs/api.md,
-"Accounts" and "Ratings"); games gain `rated`.
+"Accounts" and "Ratings"), their results; games gain `rated`.
 
 Revision ID: 0003
 Revises: 0002
@@ -97,9 +97,38 @@ def upgrade() -> None:
     )
     op.create_index("ix_rating_changes_account_id", "rating_changes", ["account_id"])
     op.create_index("ix_rating_changes_game_id", "rating_changes", ["game_id"])
+    op.create_table(
+        "game_results",
+        sa.Column(
+            "game_id",
+            sa.String(32),
+            sa.ForeignKey("games.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("seat", sa.Integer, primary_key=True),
+        sa.Column(
+            "account_id",
+            sa.Integer,
+            sa.ForeignKey("accounts.id", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("variant", sa.String(32), nullable=False),
+        sa.Column("pool", sa.String(40), nullable=False),
+        sa.Column("players", sa.Integer, nullable=False),
+        sa.Column("score", sa.Integer, nullable=False),
+        sa.Column("place", sa.Integer, nullable=False),
+        sa.Column("zeros", sa.Integer, nullable=False),
+        sa.Column("stars", sa.Integer, nullable=False),
+        sa.Column("lost", sa.Float, nullable=True),
+        sa.Column("decisions", sa.Integer, nullable=True),
+        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_game_results_account_id", "game_results", ["account_id"])
+    op.create_index("ix_game_results_pool", "game_results", ["pool"])
 
 
 def downgrade() -> None:
+    op.drop_table("game_results")
     op.drop_table("rating_changes")
     op.drop_table("ratings")
     op.drop_table("game_players")

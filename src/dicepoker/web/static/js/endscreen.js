@@ -10,6 +10,8 @@ import { mySeats } from "./socket.js";
 
 let analysisAsked = false;
 let fairAsked = false;
+let ratingsAsked = false;
+const RATINGS_TRIES = 30; // the results are written a moment after the end: ask again a while
 
 /**
  * Show the end screen once the game is over (hide it before).
@@ -48,12 +50,48 @@ export function renderEnd(state, drawnBefore) {
   $("#replay-link", HTMLAnchorElement).href = `/replay/g/${encodeURIComponent(gameId)}`;
   renderRematch();
   if (!analysisAsked) loadAnalysis(state);
+  if (!ratingsAsked) {
+    ratingsAsked = true;
+    loadRatings(RATINGS_TRIES);
+  }
   if (!fairAsked) {
     fairAsked = true;
     loadVerification($("#fair-result"), `/api/games/${encodeURIComponent(gameId)}/verify`);
   }
   // Announce the end to keyboard and screen reader users when it happens in front of them.
   if (wasHidden && drawnBefore) box.focus({ preventScroll: false });
+}
+
+/**
+ * The rating change of a rated game (GET /api/games/{id}/ratings), or why it was not rated.
+ * @param {number} tries
+ */
+async function loadRatings(tries) {
+  const box = $("#end-ratings");
+  const result = await api("GET", `/api/games/${encodeURIComponent(gameId)}/ratings`);
+  const ratings = /** @type {GameRatings | null} */ (result.ok ? result.data : null);
+  if (!ratings || !ratings.rated) return;
+  if (ratings.status === "pending") {
+    if (tries > 0) window.setTimeout(() => loadRatings(tries - 1), 1000);
+    return;
+  }
+  clear(box);
+  box.hidden = false;
+  if (ratings.status === "unrated") {
+    box.textContent = ratings.reason === "anonymous_seat"
+      ? t("Not rated: a player has no account.")
+      : t("Not rated: a game alone is not rated.");
+    return;
+  }
+  box.appendChild(h("span", { class: "end-ratings-title" }, t("Rating")));
+  for (const change of ratings.changes) {
+    const sign = change.change > 0 ? "+" : change.change < 0 ? "−" : "±";
+    box.appendChild(
+      h("span", { class: `rating-change ${change.change > 0 ? "up" : change.change < 0 ? "down" : ""}` },
+        h("span", { class: "rating-name" }, change.name),
+        ` ${num(change.before)} → ${num(change.after)} `,
+        h("strong", {}, `(${sign}${num(Math.abs(change.change))})`)));
+  }
 }
 
 /** @param {GameView} state */

@@ -10,9 +10,12 @@ const FALLBACK_LEVELS = ["random", "greedy"];
 /** @type {Map<string, VariantInfo>} name -> the variant as GET /api/variants describes it */
 let variants = new Map();
 let levels = FALLBACK_LEVELS;
-/** @typedef {{ kind: string, name: string, level: string }} SeatChoice a row of the form */
+/** @typedef {{ kind: string, name: string, level: string, account?: boolean }} SeatChoice a row
+ * of the form (`account`: the logged-in player's own seat) */
 /** @type {SeatChoice[]} */
 let seats = [];
+/** The logged-in account's name (GET /api/me), or null. */
+let me = /** @type {string | null} */ (null);
 
 /** The variant chosen in the form (the one the page offers first, until another is). */
 function chosenVariant() {
@@ -134,14 +137,17 @@ function renderSeats() {
       h("option", { value: "human", selected: seat.kind === "human" }, t("Person")),
       h("option", { value: "bot", selected: seat.kind === "bot" }, t("Bot")));
     row.appendChild(kind);
-    if (seat.kind === "human") {
+    if (seat.kind === "human" && seat.account && me) {
+      row.appendChild(h("label", { class: "sr-only", for: nameId }, t("Name of player {n}", { n: index + 1 })));
+      row.appendChild(h("input", { id: nameId, type: "text", class: "seat-name seat-account", value: me, readonly: true, title: t("You play under your account") }));
+    } else if (seat.kind === "human") {
       row.appendChild(h("label", { class: "sr-only", for: nameId }, t("Name of player {n}", { n: index + 1 })));
       row.appendChild(
         h("input", {
           id: nameId, type: "text", class: "seat-name", maxlength: 40, value: seat.name || "",
           placeholder: index === 0 ? t("Your name") : t("Open seat: a friend joins"),
           autocomplete: index === 0 ? "nickname" : "off",
-          oninput: (/** @type {Event} */ e) => { seat.name = valueOf(e); },
+          oninput: (/** @type {Event} */ e) => { seat.name = valueOf(e); renderRated(); },
         }),
       );
     } else {
@@ -161,6 +167,25 @@ function renderSeats() {
     list.appendChild(row);
   });
   $("#add-seat", HTMLButtonElement).disabled = seats.length >= maxSeats();
+  renderRated();
+}
+
+/** The rated switch: for a logged-in player, and said plainly when the seats keep it unrated. */
+function renderRated() {
+  const box = $("#rated-on", HTMLInputElement);
+  const hint = $("#rated-hint");
+  box.disabled = !me;
+  if (!me) {
+    box.checked = false;
+    hint.textContent = t("Log in to play rated games.");
+    return;
+  }
+  const anonymous = seats.some((seat) => seat.kind === "human" && !seat.account && seat.name.trim());
+  const people = seats.length;
+  if (!box.checked) hint.textContent = t("Rated games count for your rating.");
+  else if (people < 2) hint.textContent = t("Not rated: a game alone is not rated.");
+  else if (anonymous) hint.textContent = t("Not rated: a player has no account.");
+  else hint.textContent = t("Rated when it ends if every person plays under an account.");
 }
 
 function addSeat() {
@@ -185,9 +210,12 @@ async function create(submit) {
     variant: chosenVariant(),
     options: readOptions(),
     seats: seats.map((seat) =>
-      seat.kind === "bot" ? { kind: "bot", level: seat.level || "greedy" } : seat.name.trim() ? { kind: "human", name: seat.name.trim() } : { kind: "human" },
+      seat.kind === "bot" ? { kind: "bot", level: seat.level || "greedy" }
+        : seat.account && me ? { kind: "human", account: true }
+          : seat.name.trim() ? { kind: "human", name: seat.name.trim() } : { kind: "human" },
     ),
     turn_seconds: on ? seconds : 0,
+    rated: Boolean(me) && $("#rated-on", HTMLInputElement).checked,
   };
   const button = $("#create-button", HTMLButtonElement);
   button.disabled = true;
@@ -201,9 +229,17 @@ async function create(submit) {
   for (const seat of data.seats || []) {
     if (seat.token) saveToken(data.id, seat.seat, seat.token);
   }
-  const first = seats.find((s) => s.kind === "human" && s.name.trim());
-  if (first) rememberName(first.name.trim());
-  window.location.href = data.url || `/g/${encodeURIComponent(data.id)}`;
+  const first = seats.find((s) => s.kind === "human" && !s.account && s.name.trim());
+  if (first && !me) rememberName(first.name.trim());
+  const url = data.url || `/g/${encodeURIComponent(data.id)}`;
+  if (body.rated && !data.rated) {
+    // Asked to be rated, but it will not be: say so before going to the table.
+    error.textContent = data.unrated_reason === "solitaire" ? t("Not rated: a game alone is not rated.") : t("Not rated: a player has no account.");
+    error.appendChild(document.createTextNode(" "));
+    error.appendChild(h("a", { href: url }, t("Go to the table")));
+    return;
+  }
+  window.location.href = url;
 }
 
 // --- game lists --------------------------------------------------------------------------------
@@ -332,10 +368,13 @@ async function start() {
   await loadCatalog();
   for (const die of document.querySelectorAll(".hero-dice .die")) if (die instanceof HTMLElement) paintFace(die, Number(die.dataset.face), null);
   const name = savedName();
+  const who = await api("GET", "/api/me");
+  me = who.ok && who.data && typeof who.data.name === "string" ? who.data.name : null;
   seats = [
-    { kind: "human", name, level: "greedy" },
+    { kind: "human", name: me || name, level: "greedy", account: Boolean(me) },
     { kind: "bot", name: "", level: "greedy" },
   ];
+  $("#rated-on", HTMLInputElement).addEventListener("change", renderRated);
   renderSeats();
   renderOptions();
   const result = await api("GET", "/api/variants");

@@ -1,0 +1,159 @@
+"""Ratings: openskill's Plackett-Luce model over whole games, bots as anchored players.
+
+- **Pools.** A rating means something only among games of one kind: one pool per variant, and
+  per sheet size where a variant's option changes the sheet (School's columns): `school-3`,
+  `yahtzee`. `pool_of` derives it from the rules' own option specs, by no variant's name.
+- **One ranking per game.** Plackett-Luce rates a 2-4 player game as one ranking (ties
+  included: equal places), not as pairs.
+- **Anchors.** A bot level plays at a fixed strength, so its rating is fixed too: measured once
+  by a round-robin of the ladder (`benchmarks/ladder_ratings.py`, the file
+  `bots/data/ladder_ratings.json`), never moved by a game. A small site's numbers then mean the
+  same as a big one's: beating `expert` is worth what it is worth everywhere.
+- **Shown.** People see `shown(rating)`: 1500 + 50 x (mu - 25), rounded (a new player is 1500;
+  openskill's mu starts at 25).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from dicepoker.rules import Rules, find_variant, variant_names
+
+SHOWN_BASE = 1500
+SHOWN_SCALE = 50.0
+ANCHORS_FILE = "ladder_ratings.json"
+
+
+@dataclass(frozen=True)
+class Rating:
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True)
+class RatedSeat:
+    """A seat of a finished game: its place (1 = first), and its rating (a person) or its
+    bot level (an anchor)."""
+
+    place: int
+    rating: Rating | None = None
+    level: str | None = None
+
+
+@functools.cache
+def _model() -> PlackettLuce:
+    return PlackettLuce()
+
+
+def default_rating() -> Rating:
+    """Where a person starts in a pool."""
+    start = _model().rating()
+    return Rating(float(start.mu), float(start.sigma))
+
+
+def shown(rating: Rating) -> int:
+    """The number people see."""
+    return round(SHOWN_BASE + SHOWN_SCALE * (rating.mu - default_rating().mu))
+
+
+def pool_of(rules: Rules) -> str:
+    """The rating pool of games of these rules: the variant, and the value of each option that
+    changes the sheet's size (the rules declare which: `OptionSpec.pool`)."""
+    variant = find_variant(rules.variant)
+    parts = [rules.variant]
+    for spec in variant.options:
+        if spec.pool:
+            parts.append(str(rules.option_dict[spec.name]))
+    return "-".join(parts)
+
+
+def pools() -> list[str]:
+    """Every pool a game can be rated in (each pool option over its allowed values)."""
+    found: list[str] = []
+    for name in variant_names():
+        variant = find_variant(name)
+        choices: list[list[str]] = [[name]]
+        for spec in variant.options:
+            if spec.pool:
+                low, high = int(spec.minimum or 0), int(spec.maximum or 0)
+                choices.append([str(value) for value in range(low, high + 1)])
+        combos = [""]
+        for options in choices:
+            combos = [f"{done}-{value}" if done else value for done in combos for value in options]
+        found.extend(combos)
+    return found
+
+
+@functools.cache
+def _anchors() -> dict[str, dict[str, dict[str, Any]]]:
+    text = resources.files("dicepoker.bots.data").joinpath(ANCHORS_FILE).read_text("utf-8")
+    data: dict[str, dict[str, dict[str, Any]]] = json.loads(text)["pools"]
+    return data
+
+
+def _nearest_pool(pool: str) -> str:
+    """The measured pool for `pool`: itself, or the same variant's measured pool whose sheet
+    size is nearest (School with 5 columns takes the anchors of 3), else the variant alone."""
+    measured = _anchors()
+    if pool in measured:
+        return pool
+    variant, _, size = pool.partition("-")
+    same = [name for name in measured if name.split("-")[0] == variant]
+    if not same:
+        raise KeyError(f"no measured anchors for pool {pool!r}")
+    if not size.isdigit():
+        return same[0]
+
+    def distance(name: str) -> tuple[int, str]:
+        rest = name.partition("-")[2]
+        return (abs(int(rest) - int(size)) if rest.isdigit() else 99, name)
+
+    return min(same, key=distance)
+
+
+def anchor(pool: str, level: str) -> Rating:
+    """The fixed rating of a bot level in a pool (measured by the ladder's round-robin)."""
+    entry = _anchors()[_nearest_pool(pool)].get(level)
+    if entry is None:
+        raise KeyError(f"no anchor for bot level {level!r} in pool {pool!r}")
+    return Rating(float(entry["mu"]), float(entry["sigma"]))
+
+
+def anchored_levels(pool: str) -> dict[str, int]:
+    """Each anchored bot level's shown rating in a pool (the lobby's bot picker)."""
+    measured = _anchors()[_nearest_pool(pool)]
+    return {
+        level: shown(Rating(float(entry["mu"]), float(entry["sigma"])))
+        for level, entry in measured.items()
+    }
+
+
+def rate_game(pool: str, seats: list[RatedSeat]) -> list[Rating]:
+    """Every seat's rating after a finished game: people's updated by Plackett-Luce over the
+    game's ranking, bots' their anchors, unchanged."""
+    model = _model()
+    teams = []
+    for seat in seats:
+        if seat.rating is not None:
+            teams.append([model.rating(mu=seat.rating.mu, sigma=seat.rating.sigma)])
+        elif seat.level is not None:
+            fixed = anchor(pool, seat.level)
+            teams.append([model.rating(mu=fixed.mu, sigma=fixed.sigma)])
+        else:
+            raise ValueError("a rated seat is a person with a rating or a bot with a level")
+    if len(teams) < 2:
+        return [seat.rating or anchor(pool, str(seat.level)) for seat in seats]
+    rated = model.rate(teams, ranks=[float(seat.place) for seat in seats])
+    after: list[Rating] = []
+    for seat, team in zip(seats, rated, strict=True):
+        if seat.rating is None:
+            after.append(anchor(pool, str(seat.level)))
+        else:
+            after.append(Rating(float(team[0].mu), float(team[0].sigma)))
+    return after
