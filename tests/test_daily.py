@@ -1,208 +1,47 @@
 """The daily challenge through the API, on SQLite and PostgreSQL: the same dice for the same keeps,
 the seed withheld until the day is over (the app's clock is moved, nothing sleeps), every daily
 game verified after it, the par the expert's score on those dice, one game per account a day,
-refusals that change nothing, and the day's row and par agreed on by several processes."""
+the leaderboard against par, and refusals that change nothing (tests/daily_support.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import sqlite3
-import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
-from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
-from alembic import command
-from alembic.config import Config
 from fastapi.testclient import TestClient
-from sqlalchemy import inspect
-from sqlalchemy.ext.asyncio import create_async_engine
 
+from daily_support import (
+    DAY,
+    ORIGIN,
+    PASSWORD,
+    PRESET,
+    Clock,
+    Seat,
+    app_client,
+    client_fixture,
+    clock_fixture,
+    database_fixture,
+    logged_in,
+    ok,
+    other_keeps,
+    play,
+    same_keeps,
+    seed_of,
+    sign_up,
+    start,
+    wait_par,
+)
 from dicepoker.bots import make_bot
 from dicepoker.daily import par
 from dicepoker.engine import totals
 from dicepoker.fair import commitment, die, thrown_positions, verify_record
 from dicepoker.record import replay
 from dicepoker.server.accounts import DELETED_NAME
-from dicepoker.server.app import create_app
 from dicepoker.server.daily import preset_rules
-from dicepoker.server.daily_store import DailyStore
-from dicepoker.server.services import Services
-from dicepoker.server.settings import Settings
-from dicepoker.server.store import MIGRATIONS, Store, database_url
-from live_server import fresh_postgres_database
 
-ORIGIN = {"origin": "http://testserver"}  # what a browser's page sends with a POST
-PASSWORD = "correct horse"
-PRESET = "yahtzee"  # 13 turns: the quickest preset to play many games of
-START = datetime(2031, 3, 14, 15, 30, tzinfo=UTC)
-DAY = START.date().isoformat()
-Plan = Callable[[int, int], list[int] | None]
-
-
-class Clock:
-    """The app's clock: tests move it (to the next day) instead of waiting."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def next_day(self) -> None:
-        self.now = datetime.combine(self.now.date() + timedelta(days=1), START.timetz())
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "daily.db")
-    else:
-        yield fresh_postgres_database()
-
-
-def _settings(database: str) -> Settings:
-    return Settings(
-        database=database,
-        bot_delay=0,
-        bot_workers=0,
-        ws_rate=0,
-        http_rate=0,
-        analysis_rate=0,
-        login_rate=0,
-        login_name_rate=0,
-    )
-
-
-@contextmanager
-def app_client(database: str, clock: Clock) -> Iterator[TestClient]:
-    with TestClient(create_app(_settings(database), now=clock)) as client:
-        yield client
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(START)
-
-
-@pytest.fixture
-def client(database: str, clock: Clock) -> Iterator[TestClient]:
-    with app_client(database, clock) as test_client:
-        yield test_client
-
-
-def services_of(client: TestClient) -> Services:
-    app: Any = client.app
-    found: Services = app.state.services
-    return found
-
-
-def call(client: TestClient, function: Callable[..., Any], *args: Any) -> Any:
-    """Run a coroutine function on the app's own event loop (the test client's portal)."""
-    assert client.portal is not None
-    return client.portal.call(function, *args)
-
-
-def ok(response: Any, status: int = 200) -> Any:
-    assert response.status_code == status, response.text
-    return response.json()
-
-
-class Seat:
-    """One player's connection to their game (the WebSocket of docs/api.md)."""
-
-    def __init__(self, client: TestClient, game_id: str, token: str) -> None:
-        self._stack = ExitStack()
-        self.ws = self._stack.enter_context(
-            client.websocket_connect(f"/ws/games/{game_id}?token={token}")
-        )
-        self.seen: list[dict[str, Any]] = []
-        welcome = self._receive()
-        assert welcome["type"] == "welcome" and welcome["seat"] == 0, welcome
-        self.seq: int = welcome["seq"]
-        self.state: dict[str, Any] = welcome["state"]
-
-    def _receive(self) -> dict[str, Any]:
-        message: dict[str, Any] = self.ws.receive_json()
-        self.seen.append(message)
-        return message
-
-    def act(self, action: str) -> dict[str, Any]:
-        self.ws.send_json({"type": "act", "action": action, "seq": self.seq})
-        while True:
-            message = self._receive()
-            assert message["type"] != "error", (action, message)
-            if message["type"] == "event" and message["seq"] == self.seq + 1:
-                self.seq, self.state = message["seq"], message["state"]
-                return message
-
-    def play(self, plan: Plan) -> None:
-        """Play the game to its end: each turn rolls, then keeps what `plan(turn, roll)` says
-        (None: no more rolls) while rolls are left, then fills the cell of the best gain."""
-        turn = 0
-        while not self.state["finished"]:
-            self.act("roll")
-            roll = 1
-            while self.state["turn"]["can_keep"] and self.state["turn"]["rolls_left"] > 0:
-                keep = plan(turn, roll)
-                if keep is None:
-                    break
-                self.act(" ".join(["keep", *map(str, keep)]) if keep else "roll")
-                roll += 1
-            best = max(self.state["turn"]["legal"], key=lambda option: option["gain"])
-            self.act(best["action"])
-            turn += 1
-
-    def close(self) -> None:
-        self._stack.close()
-
-
-def start(client: TestClient, name: str, preset: str = PRESET) -> dict[str, Any]:
-    created: dict[str, Any] = ok(client.post(f"/api/daily/{preset}", json={"name": name}), 201)
-    return created
-
-
-def play(client: TestClient, created: dict[str, Any], plan: Plan) -> dict[str, Any]:
-    seat = Seat(client, created["id"], created["token"])
-    try:
-        seat.play(plan)
-        assert all("seed" not in m.get("fair_dice", {}) for m in seat.seen)
-    finally:
-        seat.close()
-    record: dict[str, Any] = ok(client.get(f"/api/games/{created['id']}/record"))
-    return record
-
-
-def same_keeps(turn: int, roll: int) -> list[int] | None:
-    return [turn % 5] if roll == 1 else [turn % 5, (turn + 2) % 5]
-
-
-def other_keeps(turn: int, roll: int) -> list[int] | None:
-    return [] if roll == 1 else None  # throw all five again once, then stop
-
-
-def seed_of(client: TestClient, preset: str, day: str) -> str:
-    found = call(client, DailyStore(services_of(client).store).day, preset, date.fromisoformat(day))
-    assert found is not None
-    seed: str = found.seed
-    return seed
-
-
-def wait_par(client: TestClient, preset: str, day: str | None = None) -> int:
-    """The par once the server has it (a condition polled, no fixed wait)."""
-    query = f"?date={day}" if day else ""
-    deadline = time.monotonic() + 120
-    while True:
-        found = ok(client.get(f"/api/daily/{preset}{query}"))["par"]
-        if found is not None:
-            return int(found)
-        assert time.monotonic() < deadline, "the par was not computed"
-        time.sleep(0.05)  # polling a condition: the par is computed on a worker thread
-
+database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
+clock = pytest.fixture(clock_fixture, name="clock")
+client = pytest.fixture(client_fixture, name="client")
 
 # --- the same dice ------------------------------------------------------------------------------
 
@@ -377,25 +216,6 @@ def test_the_leaderboard_lists_finished_games_against_par(client: TestClient) ->
     assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 3
 
 
-def sign_up(client: TestClient, name: str) -> dict[str, str]:
-    """A new account's session cookie (the client is left logged out)."""
-    client.cookies.clear()
-    body = {"name": name, "password": PASSWORD}
-    ok(client.post("/api/accounts", json=body, headers=ORIGIN), 201)
-    cookies = dict(client.cookies)
-    client.cookies.clear()
-    return cookies
-
-
-@contextmanager
-def logged_in(client: TestClient, cookies: dict[str, str]) -> Iterator[None]:
-    client.cookies.update(cookies)
-    try:
-        yield
-    finally:
-        client.cookies.clear()
-
-
 def test_an_account_plays_each_challenge_once_a_day(client: TestClient, clock: Clock) -> None:
     ana = sign_up(client, "Ana_1")
     with logged_in(client, ana):
@@ -498,126 +318,3 @@ def test_bad_presets_dates_and_bodies_are_refused_and_change_nothing(client: Tes
     assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 0
     created = start(client, "<b>Ana</b>\u0007")
     assert ok(client.get(f"/api/games/{created['id']}"))["seats"][0]["name"] == "<b>Ana</b>"
-
-
-# --- several processes --------------------------------------------------------------------------
-
-
-def test_two_processes_agree_on_the_day_and_compute_the_par_once(
-    database: str, clock: Clock
-) -> None:
-    with app_client(database, clock) as first, app_client(database, clock) as second:
-        runs: list[str] = []
-        for client in (first, second):
-            daily = services_of(client).daily
-            runner = daily.par_runner
-
-            async def counted(
-                variant: str, options: dict[str, Any], seed: str, *, _runner: Any = runner
-            ) -> int:
-                runs.append(variant)
-                return int(await _runner(variant, options, seed))
-
-            daily.par_runner = counted
-        answers = [ok(client.get(f"/api/daily/{PRESET}")) for client in (first, second)]
-        assert answers[0]["commitment"] == answers[1]["commitment"]
-        created = [start(client, name) for client, name in ((first, "Ana"), (second, "Bea"))]
-        records = [play(first, created[0], same_keeps), play(second, created[1], same_keeps)]
-        assert records[0]["turns"] == records[1]["turns"]
-        assert wait_par(first, PRESET) == wait_par(second, PRESET)
-        assert runs == [PRESET]
-        assert ok(second.get(f"/api/daily/{PRESET}"))["games"] == 2
-
-
-def test_only_one_claim_on_a_par_is_written(database: str) -> None:
-    async def scenario() -> None:
-        stores = [Store(database) for _ in range(3)]
-        await stores[0].migrate()
-        try:
-            days = [DailyStore(store) for store in stores]
-            made = await asyncio.gather(
-                *(
-                    d.make_day(PRESET, START.date(), f"{n:064x}", f"{n:064x}")
-                    for n, d in enumerate(days)
-                )
-            )
-            assert len({day.id for day in made}) == 1 and len({day.seed for day in made}) == 1
-            day = made[0]
-            claims = await asyncio.gather(
-                *(d.claim_par(day.id, START, timedelta(minutes=15)) for d in days)
-            )
-            assert sorted(claims) == [False, False, True]
-            # A claim of a process that died is taken over once it is old enough.
-            later = START + timedelta(minutes=16)
-            assert (
-                await days[1].claim_par(day.id, START + timedelta(minutes=5), timedelta(minutes=15))
-                is False
-            )
-            assert await days[1].claim_par(day.id, later, timedelta(minutes=15)) is True
-            await days[1].set_par(day.id, 250)
-            assert (
-                await days[2].claim_par(day.id, later + timedelta(hours=1), timedelta(0)) is False
-            )
-            found = await days[2].day(PRESET, START.date())
-            assert found is not None and found.par == 250
-        finally:
-            for store in stores:
-                await store.close()
-
-    asyncio.run(scenario())
-
-
-# --- the migration ------------------------------------------------------------------------------
-
-
-def _alembic(url: str) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url)
-    return config
-
-
-def _tables(url: str) -> dict[str, set[str]]:
-    async def read() -> dict[str, set[str]]:
-        engine = create_async_engine(url)
-        try:
-            async with engine.connect() as connection:
-                return await connection.run_sync(
-                    lambda sync: {
-                        name: {column["name"] for column in inspect(sync).get_columns(name)}
-                        for name in inspect(sync).get_table_names()
-                    }
-                )
-        finally:
-            await engine.dispose()
-
-    return asyncio.run(read())
-
-
-def test_migration_0004_adds_and_removes_the_daily_tables(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    url = database_url(str(path))
-    command.upgrade(_alembic(url), "0003")
-    assert "daily" not in _tables(url) and "reveal_at" not in _tables(url)["games"]
-    command.upgrade(_alembic(url), "head")
-    tables = _tables(url)
-    assert {"seed", "commitment", "par", "par_claimed_at"} <= tables["daily"]
-    assert {"game_id", "account_id", "name", "score"} <= tables["daily_games"]
-    assert "reveal_at" in tables["games"]
-    with sqlite3.connect(path) as connection:
-        connection.execute(
-            "INSERT INTO daily (preset, day, seed, commitment, created_at) VALUES (?, ?, ?, ?, ?)",
-            ("school", "2031-03-14", "0" * 64, "1" * 64, "2031-03-14 00:00:00"),
-        )
-        with pytest.raises(sqlite3.IntegrityError):
-            connection.execute(
-                "INSERT INTO daily (preset, day, seed, commitment, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                ("school", "2031-03-14", "2" * 64, "3" * 64, "2031-03-14 00:00:00"),
-            )
-    command.downgrade(_alembic(url), "0003")
-    tables = _tables(url)
-    assert "daily" not in tables and "daily_games" not in tables and "accounts" in tables
-    assert "reveal_at" not in tables["games"]
-    command.upgrade(_alembic(url), "head")
-    assert json.dumps(sorted(_tables(url)))  # migrated again, readable

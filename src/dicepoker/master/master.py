@@ -43,12 +43,13 @@ from dicepoker.master import seats as seating
 from dicepoker.master.broadcast import Broadcaster
 from dicepoker.master.bus import LEASE_SECONDS
 from dicepoker.master.live import LiveGame, RecordingDice, Trail, utcnow
+from dicepoker.master.newgame import rules_with_clock
 from dicepoker.master.refusal import Refusal
 from dicepoker.master.rematch import rematch_id, rematch_seats
 from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
 from dicepoker.protocol import ReactionId
 from dicepoker.record import Game
-from dicepoker.rules import Rules, RulesError, get_rules
+from dicepoker.rules import Rules, get_rules
 
 log = logging.getLogger("dicepoker.master")
 
@@ -563,24 +564,6 @@ class GameMaster:
             await asyncio.sleep(LEASE_SECONDS / 2)
             for live in list(self.games.values()):
                 self.look(live)
-
-
-def rules_with_clock(
-    variant: str, options: dict[str, Any], turn_seconds: int | None
-) -> tuple[Rules, int]:
-    """A new game's rules and turn clock. A variant with a clock of its own (its rules say what
-    running out does) takes the request's turn_seconds, else the option, else its online
-    default; any other variant's clock is the request's."""
-    options = dict(options)
-    try:
-        policy = get_rules(variant).clock
-        if policy is not None:
-            clock = turn_seconds if turn_seconds is not None else options.get(policy.option)
-            options[policy.option] = policy.online_default if clock is None else clock
-        rules = get_rules(variant, options)
-    except RulesError as exc:
-        raise Refusal("bad_options", str(exc)) from None
-    return rules, rules.turn_seconds if policy is not None else int(turn_seconds or 0)
 
 
 def _turn_refusal(live: LiveGame, seat: int) -> Refusal | None:

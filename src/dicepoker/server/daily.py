@@ -23,7 +23,7 @@ from dicepoker.daily import par as expert_par
 from dicepoker.engine import totals
 from dicepoker.fair import commitment, new_seed
 from dicepoker.master import GameMaster, LiveGame, Refusal
-from dicepoker.master.master import rules_with_clock
+from dicepoker.master.newgame import rules_with_clock
 from dicepoker.master.store import StoredGame
 from dicepoker.rules import Rules, variant_names
 from dicepoker.server.daily_store import DailyEntry, DailyStore, DailyTaken, Day
