@@ -31,13 +31,17 @@ from daily_support import (
     start,
     wait_par,
 )
+from dicepoker import i18n
 from dicepoker.bots import make_bot
 from dicepoker.daily import par
 from dicepoker.engine import totals
-from dicepoker.fair import commitment, die, thrown_positions, verify_record
+from dicepoker.fair import VerifyResult, commitment, die, thrown_positions, verify_record
 from dicepoker.record import replay
 from dicepoker.server.accounts import DELETED_NAME
 from dicepoker.server.daily import preset_rules
+from dicepoker.tui.i18n import Words
+from dicepoker.tui.table_state import TableState
+from dicepoker.tui.widgets.info import fair_dice_lines
 
 database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
 clock = pytest.fixture(clock_fixture, name="clock")
@@ -318,3 +322,17 @@ def test_bad_presets_dates_and_bodies_are_refused_and_change_nothing(client: Tes
     assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 0
     created = start(client, "<b>Ana</b>\u0007")
     assert ok(client.get(f"/api/games/{created['id']}"))["seats"][0]["name"] == "<b>Ana</b>"
+
+
+# --- the terminal client ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "pt"])
+def test_the_terminal_says_when_a_daily_seed_comes(lang: str) -> None:
+    """The terminal checks a finished game's dice itself: a daily game's record has no seed yet,
+    which is no failure, and it says so in the player's words."""
+    withheld = VerifyResult(False, "the seed is not revealed", "no_seed", commitment="ab" * 32)
+    table = TableState(Words(lang), {"finished": True}, commitment="ab" * 32, dice_check=withheld)
+    text = " ".join(line.plain for line in fair_dice_lines(table, 200))
+    said = i18n.gettext(lang, "The seed of a daily challenge is revealed when its day is over.")
+    assert said in text and "could not be verified" not in text
