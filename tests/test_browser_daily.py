@@ -33,6 +33,7 @@ expect.set_options(timeout=30_000)
 
 open_person = pytest.fixture(people, name="open_person")
 PRESET = "yahtzee"  # 13 turns: the quickest to play by hand
+ANA = "Ana_daily"
 TURNS = 13
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 667}
@@ -55,9 +56,13 @@ def open_daily(person: Person, server: LiveServer, lang: str = "en") -> Page:
     return page
 
 
-def start_playing(page: Page, name: str) -> str:
-    """Type the name, press Play on the preset's card: the table of the new game opens."""
-    page.locator("#daily-name").fill(name)
+def start_playing(page: Page, name: str | None) -> str:
+    """Type the name (not logged in), press Play on the preset's card: the table of the new
+    game opens."""
+    if name is not None:
+        page.locator("#daily-name").fill(name)
+    else:
+        expect(page.locator("#daily-name")).to_be_hidden()
     play = card(page).get_by_role("button", name="Play the challenge")
     expect(play).to_be_enabled()
     play.click()
@@ -93,11 +98,26 @@ def finish(page: Page, api: Api, game_id: str, name: str, *, rolled: bool) -> No
         player.play(page, name, rolls=1)
 
 
+def sign_up(person: Person, server: LiveServer, name: str) -> None:
+    """An account made from the person's browser (its session cookie kept there)."""
+    answer = person.page.request.post(
+        f"{server.url}/api/accounts",
+        data={"name": name, "password": "correct horse"},
+        headers={"origin": server.url},
+    )
+    assert answer.status == 201, answer.text()
+
+
 def test_two_browsers_play_the_same_challenge_on_the_same_dice(
     server: LiveServer, api: Api, open_person: OpenPerson
 ) -> None:
-    ana_page = open_daily(open_person(viewport=DESKTOP), server)
+    """Ana has an account (her game is ranked, once a day); Bea plays as a guest, unranked."""
+    ana = open_person(viewport=DESKTOP)
+    sign_up(ana, server, ANA)
+    ana_page = open_daily(ana, server)
+    expect(ana_page.locator("#daily-who")).to_contain_text(f"Playing as {ANA}")
     bea_page = open_daily(open_person(viewport=DESKTOP), server)
+    expect(bea_page.locator("#daily-who")).to_contain_text("Not logged in")
     expect(card(ana_page).locator(".daily-fair .fair-hex")).to_be_visible()
     challenge = api.get(f"/api/daily/{PRESET}")
     short = f"{challenge['commitment'][:8]}…{challenge['commitment'][-4:]}"
@@ -105,10 +125,10 @@ def test_two_browsers_play_the_same_challenge_on_the_same_dice(
         expect(card(page).locator(".daily-fair .fair-hex").first).to_have_text(short)
         expect(card(page).locator(".daily-board")).to_contain_text("No finished games yet.")
 
-    ana_game = start_playing(ana_page, "Ana")
+    ana_game = start_playing(ana_page, None)
     bea_game = start_playing(bea_page, "Bea")
     assert ana_game != bea_game
-    ana_dice = first_roll(ana_page, api, ana_game, "Ana")
+    ana_dice = first_roll(ana_page, api, ana_game, ANA)
     bea_dice = first_roll(bea_page, api, bea_game, "Bea")
     assert ana_dice == bea_dice  # the same challenge: the same first roll
 
@@ -119,7 +139,7 @@ def test_two_browsers_play_the_same_challenge_on_the_same_dice(
     bea_page.wait_for_url(re.compile(rf"/g/{bea_game}$"))
     expect(bea_page.locator("#rolls-left")).to_have_text("Rolls left: 2")
 
-    finish(ana_page, api, ana_game, "Ana", rolled=True)
+    finish(ana_page, api, ana_game, ANA, rolled=True)
     finish(bea_page, api, bea_game, "Bea", rolled=True)
     # The end screen: the day's seed is not shown (others play those dice until the day ends).
     for page in (ana_page, bea_page):
@@ -130,32 +150,45 @@ def test_two_browsers_play_the_same_challenge_on_the_same_dice(
     assert records[0]["turns"] == records[1]["turns"]  # the same keeps: the same game
     assert len(records[0]["turns"]) == TURNS
 
-    for page, name in ((ana_page, "Ana"), (bea_page, "Bea")):
+    for page, name in ((ana_page, ANA), (bea_page, "Bea")):
         page.goto(f"{server.url}/daily?lang=en")
         box = card(page)
         expect(box.locator(".daily-par-value")).to_have_text(re.compile(r"^\d[\d,]*$"))
         shown_par = number(box.locator(".daily-par-value").inner_text())
-        par = api.get(f"/api/daily/{PRESET}")
-        assert shown_par == par["par"]
+        par = api.get(f"/api/daily/{PRESET}")["par"]
+        assert shown_par == par
         board = api.get(f"/api/daily/{PRESET}/leaderboard")
-        assert {row["name"] for row in board["unranked"]} >= {"Ana", "Bea"}
+        assert [row["name"] for row in board["ranked"]] == [ANA]
+        assert [row["name"] for row in board["unranked"]] == ["Bea"]
         rows = box.locator(".daily-table tbody tr")
-        expect(rows.filter(has_text="Ana")).to_have_count(1)
-        expect(rows.filter(has_text="Bea")).to_have_count(1)
+        expect(rows).to_have_count(2)
+        # Ana's account is placed first; Bea's guest game is listed, unranked.
+        expect(rows.nth(0).locator(".place")).to_have_text("1")
+        expect(rows.nth(0).locator(".who")).to_have_text(ANA)
+        expect(rows.nth(0).locator(".unranked")).to_have_count(0)
+        expect(rows.nth(1).locator(".place")).to_have_text("–")
+        expect(rows.nth(1).locator(".who")).to_contain_text("Bea")
+        expect(rows.nth(1).locator(".unranked")).to_have_text("unranked")
         mine = rows.filter(has_text=name)
         expect(mine).to_have_class(re.compile(r"\bmine\b"))
-        score = next(row["score"] for row in board["unranked"] if row["name"] == name)
+        games = [*board["ranked"], *board["unranked"]]
+        score = next(row["score"] for row in games if row["name"] == name)
         expect(mine.locator(".score")).to_have_text(f"{score:,}")
-        to_par = score - par["par"]
+        to_par = score - par
         text = f"+{to_par:,}" if to_par > 0 else f"−{-to_par:,}" if to_par < 0 else "0"
         expect(mine.locator(".to-par")).to_have_text(text)
         expect(box.locator(".daily-result")).to_contain_text(f"Your score: {score:,}")
         expect(box.locator(".daily-result")).to_contain_text(f"{text} against par")
-        # The game is over: its replay is linked, and a new game is offered unranked.
+        # The game is over: its replay is linked; a guest may play again, unranked; an
+        # account has played today's challenge.
         expect(mine.get_by_role("link", name="Replay")).to_have_attribute(
-            "href", f"/replay/g/{ana_game if name == 'Ana' else bea_game}"
+            "href", f"/replay/g/{ana_game if name == ANA else bea_game}"
         )
-        expect(box.get_by_role("button", name="Play again (unranked)")).to_be_visible()
+        again = box.get_by_role("button", name="Play again (unranked)")
+        if name == ANA:
+            expect(box.locator(".daily-play")).to_be_hidden()
+        else:
+            expect(again).to_be_visible()
         screenshot(page, f"daily/board-{name.lower()}-en-1280")
 
 
