@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from alembic import command
 from alembic.config import Config
@@ -31,8 +33,10 @@ from daily_support import (
     start,
     wait_par,
 )
+from dicepoker.rules import variant_names
 from dicepoker.server.daily_store import DailyStore
 from dicepoker.server.store import MIGRATIONS, Store, database_url
+from live_server import LiveServer
 
 database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
 clock = pytest.fixture(clock_fixture, name="clock")
@@ -158,3 +162,50 @@ def test_migration_0004_adds_and_removes_the_daily_tables(tmp_path: Path) -> Non
     assert "reveal_at" not in tables["games"]
     command.upgrade(_alembic(url), "head")
     assert json.dumps(sorted(_tables(url)))  # migrated again, readable
+
+
+def test_two_server_processes_make_one_day_and_one_game_per_account(
+    server_pair: tuple[LiveServer, LiveServer],
+) -> None:
+    """Real `dicepoker serve` processes on one PostgreSQL: asked at once, they make one day per
+    preset; an account's two requests at once, one to each, start one game."""
+    first, second = server_pair
+    presets = variant_names()
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(
+            pool.map(
+                lambda job: httpx.get(f"{job[0].url}/api/daily/{job[1]}", timeout=30).json(),
+                [(server, preset) for preset in presets for server in (first, second)],
+            )
+        )
+    for n, preset in enumerate(presets):
+        one, two = answers[2 * n], answers[2 * n + 1]
+        assert one["preset"] == two["preset"] == preset
+        assert one["commitment"] == two["commitment"] and one["date"] == two["date"]
+    signed = httpx.post(
+        f"{first.url}/api/accounts",
+        json={"name": "Both_sides", "password": "correct horse"},
+        headers={"origin": first.url},
+        timeout=30,
+    )
+    assert signed.status_code == 201, signed.text
+    cookies = dict(signed.cookies)
+
+    def start_on(server: LiveServer) -> httpx.Response:
+        return httpx.post(
+            f"{server.url}/api/daily/{PRESET}",
+            cookies=cookies,
+            headers={"origin": server.url},
+            timeout=30,
+        )
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(start_on, (first, second)))
+    assert sorted(result.status_code for result in results) == [201, 409], [
+        result.text for result in results
+    ]
+    made = next(result.json() for result in results if result.status_code == 201)
+    refused = next(result.json() for result in results if result.status_code == 409)
+    assert refused["error"] == {**refused["error"], "code": "daily_played", "game": made["id"]}
+    for server in (first, second):
+        assert httpx.get(f"{server.url}/api/daily/{PRESET}", timeout=30).json()["games"] == 1
