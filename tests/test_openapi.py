@@ -56,6 +56,8 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/daily/{preset}"): {200, 400, 404},
     ("post", "/api/daily/{preset}"): {201, 400, 403, 404, 409, 413, 429},
     ("get", "/api/daily/{preset}/leaderboard"): {200, 400, 404},
+    ("get", "/api/players/{name}"): {200, 400, 404},
+    ("get", "/api/leaderboard/{pool}"): {200, 400, 404},
 }
 
 
@@ -268,6 +270,14 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         "/api/records/nope/analysis"
     )
     cases.update(_account_cases(free, tight, huge))
+    cases[("get", "/api/players/{name}")] = {
+        400: free.get("/api/players/Probe?limit=0"),
+        404: free.get("/api/players/nobody"),
+    }
+    cases[("get", "/api/leaderboard/{pool}")] = {
+        400: free.get("/api/leaderboard/yahtzee?limit=201"),
+        404: free.get("/api/leaderboard/chess"),
+    }
     cases.update(_daily_cases(free, tight, huge))
     for route, statuses in ROUTES.items():
         errors = {status for status in statuses if status >= 400}

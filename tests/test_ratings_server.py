@@ -128,6 +128,7 @@ def test_a_rated_game_between_accounts_moves_both_ratings(client: TestClient) ->
     for row in results:
         assert row.score == totals[row.seat]["total"] and row.place == totals[row.seat]["place"]
         assert row.pool == "yahtzee" and row.players == 2
+        assert row.tied == sum(1 for player in totals if player["place"] == row.place)
     assert {row.games for row in ratings if row.pool == "yahtzee"} >= {1}
 
 

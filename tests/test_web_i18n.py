@@ -283,6 +283,7 @@ WORDS = {
     "/replay/r/abc123": {"en": "Previous step", "es": "Paso anterior", "pt": "Passo anterior"},
     "/rules/school": {"en": "Small straight", "es": "Escalera menor", "pt": "Sequência menor"},
     "/daily": {"en": "Leaderboard", "es": "Clasificación", "pt": "Classificação"},
+    "/leaderboard": {"en": "Leaderboard", "es": "Clasificación", "pt": "Classificação"},
 }
 HTML_LANG = {"en": "en", "es": "es", "pt": "pt-BR"}
 

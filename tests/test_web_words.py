@@ -242,6 +242,8 @@ PAGES = (
     "/daily",
     *(f"/rules/{name}" for name in VARIANTS),
     "/no/such/page",
+    "/leaderboard",
+    "/players/nobody",
 )
 
 

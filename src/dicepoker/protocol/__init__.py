@@ -9,6 +9,7 @@ WebSocket's JSON Schema (docs/ws-schema.json, `/api/schema/ws.json`).
 - `rest`: the REST bodies and the error shape (`ErrorResponse`).
 - `record`: the game record's shape (`Record`).
 - `accounts`: signing up, logging in, the account's own changes (`Credentials`, `Me`).
+- `players`: player pages and leaderboards (`Player`, `Leaderboard`).
 - `pace`: rematches and quick reactions (`RematchMessage`, `ReactionMessage`, `React`).
 - `daily`: the daily challenge's bodies (`DailyChallenge`, `DailyLeaderboard`, ...).
 - `refusals`: every refusal code, its meaning and the words a person reads.
@@ -65,6 +66,16 @@ from dicepoker.protocol.pace import (
     ReactionMessage,
     RematchCreated,
     RematchMessage,
+)
+from dicepoker.protocol.players import (
+    GameLinks,
+    Leaderboard,
+    LeaderboardEntry,
+    Player,
+    PlayerGame,
+    PoolRating,
+    PresetStats,
+    RatingPoint,
 )
 from dicepoker.protocol.record import Record, RecordRoll, RecordTurn, Replayed
 from dicepoker.protocol.refusals import (
@@ -170,6 +181,7 @@ __all__ = [
     "GameAdvice",
     "GameCreated",
     "GameInfo",
+    "GameLinks",
     "GameList",
     "GameListEntry",
     "GameRatings",
@@ -179,16 +191,23 @@ __all__ = [
     "JoinGame",
     "Keep",
     "LastMoveView",
+    "Leaderboard",
+    "LeaderboardEntry",
     "LegalMoveView",
     "Me",
     "OptionInfo",
     "PasswordChange",
     "Ping",
+    "Player",
     "PlayerAnalysis",
+    "PlayerGame",
     "PlayerView",
     "PongMessage",
+    "PoolRating",
     "Position",
+    "PresetStats",
     "RatingChange",
+    "RatingPoint",
     "React",
     "ReactionId",
     "ReactionMessage",

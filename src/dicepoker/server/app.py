@@ -24,7 +24,16 @@ from dicepoker.master.live import utcnow
 from dicepoker.server.caching import StaticCache
 from dicepoker.server.errors import describe_errors, http_error, install_error_handlers
 from dicepoker.server.origin import CookieOrigin
-from dicepoker.server.routes import accounts, daily, games, records, schema, socket, variants
+from dicepoker.server.routes import (
+    accounts,
+    daily,
+    games,
+    players,
+    records,
+    schema,
+    socket,
+    variants,
+)
 from dicepoker.server.security import BodyLimit, SecurityHeaders
 from dicepoker.server.services import Services
 from dicepoker.server.settings import SETTINGS_ENV, Settings, default_database
@@ -81,13 +90,15 @@ def create_app(
     app.add_middleware(SecurityHeaders)  # outermost: on every response, 413s included
     install_error_handlers(app)
     describe_errors(app)
-    for module in (games, records, variants, schema, socket, accounts, daily):
+    for module in (games, records, variants, schema, socket, accounts, players, daily):
         app.include_router(module.router)
     static = _web_static()
     if static is not None:
         from dicepoker.web.pages import router as pages
+        from dicepoker.web.player_pages import router as player_pages
 
         app.include_router(pages)
+        app.include_router(player_pages)
         app.mount("/static", StaticFiles(directory=static), name="static")
         _pages_answer_not_found(app)
     return app

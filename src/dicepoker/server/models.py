@@ -132,7 +132,8 @@ class RatingRow(Base):
     account_id: Mapped[int] = mapped_column(
         ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
     )
-    pool: Mapped[str] = mapped_column(String(40), primary_key=True)
+    # Indexed alone too: a pool's leaderboard reads it without an account.
+    pool: Mapped[str] = mapped_column(String(40), primary_key=True, index=True)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer, default=0)
@@ -178,6 +179,9 @@ class GameResultRow(Base):
     players: Mapped[int] = mapped_column(Integer)
     score: Mapped[int] = mapped_column(Integer)
     place: Mapped[int] = mapped_column(Integer)  # 1 = first (shared places share the number)
+    # How many seats of the game share this place, this one included (1: alone): a shared
+    # first place counts as that share of a win.
+    tied: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     zeros: Mapped[int] = mapped_column(Integer)
     stars: Mapped[int] = mapped_column(Integer)
     lost: Mapped[float | None] = mapped_column(Float, nullable=True)  # expected points lost

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from typing import Any
 
 from sqlalchemy import exc, select
@@ -33,6 +34,7 @@ def seat_results(live: LiveGame) -> list[dict[str, Any]]:
     """A result per account seat of a finished game, from the engine's own scoring."""
     state = live.game.state
     places = {standing.seat: standing.place for standing in ranking(state)}
+    sharing = Counter(places.values())  # how many seats share each place
     pool = pool_of(live.rules)
     results = []
     for seat, account in accounts_of(live.seats).items():
@@ -47,6 +49,7 @@ def seat_results(live: LiveGame) -> list[dict[str, Any]]:
                 "players": len(state.players),
                 "score": parts.total,
                 "place": places[seat],
+                "tied": sharing[places[seat]],
                 "zeros": parts.zeros,
                 "stars": len(state.sheets[seat].stars),
             }

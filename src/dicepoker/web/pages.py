@@ -105,6 +105,12 @@ def _render(
     return response
 
 
+#: For the pages that other modules serve (web/player_pages.py): the visitor's language, and a
+#: page rendered in it.
+lang_of_request = _lang
+render = _render
+
+
 def _check_id(value: str) -> str:
     if not _ID.match(value):
         raise HTTPException(status_code=404, detail="not found")

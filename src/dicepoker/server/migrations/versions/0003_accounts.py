@@ -75,6 +75,7 @@ def upgrade() -> None:
         sa.Column("games", sa.Integer, nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_index("ix_ratings_pool", "ratings", ["pool"])
     op.create_table(
         "rating_changes",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -117,6 +118,7 @@ def upgrade() -> None:
         sa.Column("players", sa.Integer, nullable=False),
         sa.Column("score", sa.Integer, nullable=False),
         sa.Column("place", sa.Integer, nullable=False),
+        sa.Column("tied", sa.Integer, nullable=False, server_default="1"),
         sa.Column("zeros", sa.Integer, nullable=False),
         sa.Column("stars", sa.Integer, nullable=False),
         sa.Column("lost", sa.Float, nullable=True),

@@ -368,8 +368,8 @@ async function start() {
   await loadCatalog();
   for (const die of document.querySelectorAll(".hero-dice .die")) if (die instanceof HTMLElement) paintFace(die, Number(die.dataset.face), null);
   const name = savedName();
-  const who = await api("GET", "/api/me");
-  me = who.ok && who.data && typeof who.data.name === "string" ? who.data.name : null;
+  // The page is drawn for the visitor's account (the session cookie): no request needed.
+  me = $("#create-form").dataset.account || null;
   seats = [
     { kind: "human", name: me || name, level: "greedy", account: Boolean(me) },
     { kind: "bot", name: "", level: "greedy" },
