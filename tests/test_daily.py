@@ -5,10 +5,13 @@ the leaderboard against par, and refusals that change nothing (tests/daily_suppo
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 from daily_support import (
     DAY,
@@ -33,6 +36,7 @@ from daily_support import (
 )
 from dicepoker import i18n
 from dicepoker.bots import make_bot
+from dicepoker.cli import app
 from dicepoker.daily import par
 from dicepoker.engine import totals
 from dicepoker.fair import VerifyResult, commitment, die, thrown_positions, verify_record
@@ -51,7 +55,7 @@ client = pytest.fixture(client_fixture, name="client")
 
 
 def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the_day(
-    client: TestClient, clock: Clock, database: str
+    client: TestClient, clock: Clock, database: str, tmp_path: Path
 ) -> None:
     today = ok(client.get(f"/api/daily/{PRESET}"))
     assert today["date"] == DAY and today["over"] is False and today["seed"] is None
@@ -106,7 +110,11 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
             "/api/games?status=finished",
         ):
             assert seed not in client.get(path).text, path
-        assert verify_record(ok(client.get(f"/api/games/{game_id}/record"))).reason == "no_seed"
+        early = ok(client.get(f"/api/games/{game_id}/record"))
+        assert verify_record(early).reason == "no_seed"
+        (tmp_path / "early.json").write_text(json.dumps(early), encoding="utf-8")
+        refused_cli = CliRunner().invoke(app, ["verify", str(tmp_path / "early.json")])
+        assert refused_cli.exit_code == 1 and "not revealed" in refused_cli.output
     # Another server process (or this one restarted) reads the games from the store: the same.
     with app_client(database, clock) as other:
         for created in (ana, bea, caio):
@@ -124,6 +132,10 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
         assert record["fair_dice"]["seed"] == seed
         result = verify_record(record)
         assert result.ok, result.message
+        saved = tmp_path / f"{created['id']}.json"
+        saved.write_text(json.dumps(record), encoding="utf-8")
+        verified = CliRunner().invoke(app, ["verify", str(saved)])  # `dicepoker verify FILE`
+        assert verified.exit_code == 0 and "dice verified" in verified.output, verified.output
         checked = ok(client.get(f"/api/games/{created['id']}/verify"))
         assert checked["ok"] is True and checked["seed"] == seed
         assert ok(client.get(f"/api/games/{created['id']}"))["fair_dice"]["seed"] == seed
