@@ -153,6 +153,11 @@ def test_every_page_is_axe_clean(
     page.keyboard.press("ArrowRight")
     expect(page.locator(".replay-log li.current").first).to_be_visible()
     check(page, axe_source, "replay viewer")
+
+    page.goto(f"{server.url}/daily")
+    expect(page.locator(".daily-card[aria-busy='false']").first).to_be_visible()
+    expect(page.locator(".daily-card[aria-busy='true']")).to_have_count(0)
+    check(page, axe_source, "daily challenge")
     person.assert_clean()
 
 

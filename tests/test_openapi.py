@@ -53,6 +53,9 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/me"): {200, 401},
     ("post", "/api/me/password"): {204, 400, 401, 403, 413, 429},
     ("delete", "/api/me"): {204, 401, 403, 413, 429},
+    ("get", "/api/daily/{preset}"): {200, 400, 404},
+    ("post", "/api/daily/{preset}"): {201, 400, 403, 404, 409, 413, 429},
+    ("get", "/api/daily/{preset}/leaderboard"): {200, 400, 404},
     ("get", "/api/players/{name}"): {200, 400, 404},
     ("get", "/api/leaderboard/{pool}"): {200, 400, 404},
 }
@@ -275,6 +278,7 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         400: free.get("/api/leaderboard/yahtzee?limit=201"),
         404: free.get("/api/leaderboard/chess"),
     }
+    cases.update(_daily_cases(free, tight, huge))
     for route, statuses in ROUTES.items():
         errors = {status for status in statuses if status >= 400}
         assert set(cases.get(route, {})) == errors, route
@@ -348,6 +352,38 @@ def _account_cases(
     )
     tight.cookies.clear()
     return anonymous
+
+
+def _daily_cases(
+    free: TestClient, tight: TestClient, huge: bytes
+) -> dict[tuple[str, str], dict[int, httpx.Response]]:
+    """The daily challenge's errors: a second game of an account on the same day is its 409."""
+    ours, theirs = {"origin": "http://testserver"}, {"origin": "https://evil.example"}
+    probe = {"name": "DailyProbe", "password": "probe password"}
+    assert free.post("/api/accounts", json=probe).status_code == 201
+    assert free.post("/api/daily/school", headers=ours).status_code == 201
+    played = free.post("/api/daily/school", headers=ours)
+    forged = free.post("/api/daily/school", headers=theirs)
+    free.cookies.clear()
+    tight.post("/api/daily/school", json={"name": "Ana"})
+    return {
+        ("get", "/api/daily/{preset}"): {
+            400: free.get("/api/daily/school?date=yesterday"),
+            404: free.get("/api/daily/chess"),
+        },
+        ("post", "/api/daily/{preset}"): {
+            400: free.post("/api/daily/school", json={}),
+            403: forged,
+            404: free.post("/api/daily/chess", json={"name": "Ana"}),
+            409: played,
+            413: free.post("/api/daily/school", content=huge),
+            429: tight.post("/api/daily/school", json={"name": "Ana"}),
+        },
+        ("get", "/api/daily/{preset}/leaderboard"): {
+            400: free.get("/api/daily/school/leaderboard?date=2031-02-30"),
+            404: free.get("/api/daily/school/leaderboard?date=2999-01-01"),
+        },
+    }
 
 
 # --- the WebSocket schema -----------------------------------------------------------------------

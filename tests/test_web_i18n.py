@@ -275,13 +275,14 @@ def test_parse_accept_language_orders_by_quality() -> None:
 
 # --- pages ---------------------------------------------------------------------------------
 
-PAGES = ("/", "/g/abc123", "/replay/g/abc123", "/replay/r/abc123", "/rules/school")
+PAGES = ("/", "/g/abc123", "/replay/g/abc123", "/replay/r/abc123", "/rules/school", "/daily")
 WORDS = {
     "/": {"en": "New game", "es": "Nueva partida", "pt": "Nova partida"},
     "/g/abc123": {"en": "Roll", "es": "Tirar", "pt": "Rolar"},
     "/replay/g/abc123": {"en": "Next turn", "es": "Turno siguiente", "pt": "Próxima vez"},
     "/replay/r/abc123": {"en": "Previous step", "es": "Paso anterior", "pt": "Passo anterior"},
     "/rules/school": {"en": "Small straight", "es": "Escalera menor", "pt": "Sequência menor"},
+    "/daily": {"en": "Leaderboard", "es": "Clasificación", "pt": "Classificação"},
     "/leaderboard": {"en": "Leaderboard", "es": "Clasificación", "pt": "Classificação"},
 }
 HTML_LANG = {"en": "en", "es": "es", "pt": "pt-BR"}

@@ -239,6 +239,7 @@ PAGES = (
     "/g/abc123",
     "/replay/g/abc123",
     "/replay/r/abc123",
+    "/daily",
     *(f"/rules/{name}" for name in VARIANTS),
     "/no/such/page",
     "/leaderboard",

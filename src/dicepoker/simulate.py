@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from dicepoker.bots import Bot, make_bot
 from dicepoker.dice import DiceSource, SeededDice
 from dicepoker.engine import Action, GameState, ranking, totals
+from dicepoker.fair import FairDice
 from dicepoker.master import Refusal, botloop
 from dicepoker.record import Game
 from dicepoker.rules import Rules
@@ -24,10 +25,17 @@ OnAction = Callable[[GameState, str], None]
 class _Solo:
     """A game of bots only, as the bot loop reads it (its seq: the actions played so far)."""
 
-    def __init__(self, game: Game, bots: Sequence[Bot], on_action: OnAction | None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        bots: Sequence[Bot],
+        on_action: OnAction | None,
+        fair: FairDice | None = None,
+    ) -> None:
         self.game = game
         self.bots = bots
         self.on_action = on_action
+        self.fair = fair
         self.seq = 0
 
     @property
@@ -42,7 +50,8 @@ class _Solo:
         return self.bots[seat].choose(state)
 
     def act(self, seat: int, action: Action, seq: int) -> Refusal | None:
-        self.game.play(action, seat=seat)  # a bot's illegal action is raised: a bug to see
+        dice = self.fair.for_action(self.game.state, action) if self.fair is not None else None
+        self.game.play(action, dice, seat=seat)  # a bot's illegal action is raised: a bug to see
         self.seq += 1
         if self.on_action is not None:
             self.on_action(self.game.state, str(action))
@@ -52,16 +61,23 @@ class _Solo:
 def play_game(
     rules: Rules,
     bots: Sequence[Bot],
-    dice: DiceSource,
+    dice: DiceSource | FairDice,
     *,
     names: Sequence[str] | None = None,
     extra: dict[str, object] | None = None,
     on_action: OnAction | None = None,
 ) -> Game:
-    """Play one game to the end, seat i played by `bots[i]`; returns it with its record."""
+    """Play one game to the end, seat i played by `bots[i]`; returns it with its record.
+
+    With `FairDice` every roll is derived from its seed, the turn, the roll and the positions
+    thrown, exactly as the web app rolls a game of that seed (the daily challenge's par)."""
     players = list(names) if names else [f"{bot.level}-{seat + 1}" for seat, bot in enumerate(bots)]
-    game = Game(rules, players, dice, extra=extra)
-    solo = _Solo(game, bots, on_action)
+    if isinstance(dice, FairDice):
+        game = Game(rules, players, extra=extra)
+        solo = _Solo(game, bots, on_action, dice)
+    else:
+        game = Game(rules, players, dice, extra=extra)
+        solo = _Solo(game, bots, on_action)
     botloop.run(solo, solo.choose, solo.act)
     return game
 

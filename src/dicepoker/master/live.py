@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from dicepoker.bots import Bot
@@ -20,6 +22,10 @@ from dicepoker.view import ViewCache, game_view, last_move_view
 #: A seat's last move as the master saw it: the position before it, the move, whether it was
 #: auto-played. The view of it (`LastMoveView`) is built when a message first needs it.
 Trail = tuple[GameState, Action, bool]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 def _ends_turn(action: Action) -> bool:
@@ -72,6 +78,10 @@ class LiveGame:
     # Fair dice (docs/fair-dice.md): the secret seed never leaves the server before the end.
     dice_seed: str | None = field(default=None, repr=False)
     dice_commitment: str | None = None
+    # A seed withheld past the game's end (a daily challenge: others play the same dice until
+    # the day is over): revealed only once the game is over and `now()` has reached this.
+    reveal_at: datetime | None = None
+    now: Callable[[], datetime] = field(default=utcnow, repr=False)
     # Each seat's last move (`note_move`), and the views of them already built.
     trail: dict[int, Trail] = field(default_factory=dict)
     _move_views: dict[int, tuple[Trail, LastMoveView | None]] = field(default_factory=dict)
@@ -138,12 +148,25 @@ class LiveGame:
             seat=self.clock_key[1], deadline=int(self.deadline * 1000), seconds=self.turn_seconds
         )
 
+    def seed_withheld(self) -> bool:
+        """Whether the game is over but its seed is still withheld (its `reveal_at` is ahead)."""
+        return (
+            self.game.state.finished and self.reveal_at is not None and self.now() < self.reveal_at
+        )
+
     def fair_entry(self) -> dict[str, str] | None:
-        """The record's fair-dice entry: the commitment, and the seed once the game is over."""
+        """The record's fair-dice entry: the commitment, and the seed once the game is over
+        (and, for a withheld seed, its time has come)."""
         if self.dice_commitment is None:
             return None
-        over = self.game.state.finished
+        over = self.game.state.finished and not self.seed_withheld()
         return record_entry(self.dice_commitment, self.dice_seed if over else None)
+
+    def record(self) -> dict[str, Any]:
+        """The game's record, its fair-dice entry brought up to now first (a withheld seed is
+        added when its time has come, with no move to trigger it)."""
+        self.sync_fair_dice()
+        return self.game.to_record()
 
     def fair_dice(self) -> FairDiceView | None:
         """The public fair-dice entry, as the messages carry it."""

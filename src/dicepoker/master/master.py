@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -42,13 +42,14 @@ from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
 from dicepoker.master.broadcast import Broadcaster
 from dicepoker.master.bus import LEASE_SECONDS
-from dicepoker.master.live import LiveGame, RecordingDice, Trail
+from dicepoker.master.live import LiveGame, RecordingDice, Trail, utcnow
+from dicepoker.master.newgame import rules_with_clock
 from dicepoker.master.refusal import Refusal
 from dicepoker.master.rematch import rematch_id, rematch_seats
 from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
 from dicepoker.protocol import ReactionId
 from dicepoker.record import Game
-from dicepoker.rules import Rules, RulesError, get_rules
+from dicepoker.rules import Rules, get_rules
 
 log = logging.getLogger("dicepoker.master")
 
@@ -76,8 +77,11 @@ class GameMaster:
         broadcaster: Broadcaster | None = None,
         *,
         dice: DiceSource | None = None,
+        now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
+        # The time that withheld seeds are revealed by (injected by tests).
+        self.now = now
         self.broadcaster = broadcaster or Broadcaster()
         # Games derive their dice from a committed seed; a `dice` source (tests) replaces that,
         # and its games carry no commitment. Games older than the seeds use SecretDice.
@@ -130,10 +134,19 @@ class GameMaster:
         options: dict[str, Any],
         seats: list[dict[str, Any]],
         turn_seconds: int | None,
+        *,
         rated: bool = False,
+        dice_seed: str | None = None,
+        reveal_at: datetime | None = None,
+        save: Callable[[StoredGame], Awaitable[None]] | None = None,
     ) -> tuple[LiveGame, list[str | None]]:
-        """A new game; returns it and each seat's token (None for bots and open seats)."""
-        rules, clock = _rules_with_clock(variant, options, turn_seconds)
+        """A new game; returns it and each seat's token (None for bots and open seats).
+
+        A daily challenge gives its day's `dice_seed` (the same dice for every game of the day),
+        the time its seed may be revealed (`reveal_at`, the day's end) and how to store the game
+        (`save`: with its link to the day, in one transaction; what it raises is raised here and
+        nothing is kept)."""
+        rules, clock = rules_with_clock(variant, options, turn_seconds)
         if not rules.min_players <= len(seats) <= rules.max_players:
             raise Refusal(
                 "bad_seats",
@@ -141,7 +154,14 @@ class GameMaster:
             )
         stored_seats, tokens = seating.seat_requests(seats)
         live = await self._start_game(
-            secrets.token_urlsafe(8), rules, stored_seats, clock, rated=rated
+            secrets.token_urlsafe(8),
+            rules,
+            stored_seats,
+            clock,
+            rated=rated,
+            seed=dice_seed,
+            reveal_at=reveal_at,
+            save=save,
         )
         return live, tokens
 
@@ -151,11 +171,16 @@ class GameMaster:
         rules: Rules,
         seats: list[dict[str, Any]],
         clock: int,
+        *,
         rated: bool = False,
+        seed: str | None = None,
+        reveal_at: datetime | None = None,
+        save: Callable[[StoredGame], Awaitable[None]] | None = None,
     ) -> LiveGame:
         """Store a new game of these rules and seats (ConflictError: the id is taken) and hold
-        it live; its watchers look at it."""
-        seed = new_seed() if self.commit_dice else None
+        it live; its watchers look at it. Its dice come from `seed`, else a fresh one."""
+        if seed is None and self.commit_dice:
+            seed = new_seed()
         stored = StoredGame(
             id=game_id,
             variant=rules.variant,
@@ -165,10 +190,11 @@ class GameMaster:
             turn_seconds=clock,
             dice_seed=seed,
             dice_commitment=commitment(seed) if seed is not None else None,
+            reveal_at=reveal_at,
             created_at=datetime.now(UTC),
             rated=rated,
         )
-        await self.store.create_game(stored)
+        await (save or self.store.create_game)(stored)
         live = self._live_from(stored, [])
         self.games[live.id] = live
         self.look(live)
@@ -240,6 +266,8 @@ class GameMaster:
             last=events[-1] if events else None,
             dice_seed=row.dice_seed,
             dice_commitment=row.dice_commitment,
+            reveal_at=row.reveal_at,
+            now=self.now,
             trail=trail,
             rated=row.rated,
         )
@@ -345,11 +373,21 @@ class GameMaster:
         async with live.lock:
             return await self._apply(live, seat, action, expected_seq, auto=auto)
 
+    def expired(self, live: LiveGame) -> Refusal | None:
+        """A refusal when the game's withheld seed may be revealed already though the game is
+        not over (a daily game after its day: everyone may know its dice now), else None."""
+        if live.reveal_at is None or live.game.state.finished or self.now() < live.reveal_at:
+            return None
+        return Refusal("day_over", "the day of this daily challenge is over: it can't be played")
+
     async def _apply(
         self, live: LiveGame, seat: int, action: Action, expected_seq: int | None, *, auto: bool
     ) -> int:
         if live.status == "open":
             raise waiting()
+        late = self.expired(live)
+        if late is not None:
+            raise late
         if expected_seq is not None and expected_seq != live.seq:
             raise Refusal(
                 "stale", f"the game has moved on (seq {live.seq}; your view is at {expected_seq})"
@@ -424,7 +462,7 @@ class GameMaster:
         (`waiting`, `game_over`, `not_your_turn`), the game is still at `seq` (`stale`), the
         turn has a roll to come after one already made (`bad_roll`) and the positions are
         distinct dice of the rules (`bad_move`)."""
-        refusal = _turn_refusal(live, seat)
+        refusal = _turn_refusal(live, seat) or self.expired(live)
         if refusal is not None:
             raise refusal
         if seq != live.seq:
@@ -533,24 +571,6 @@ class GameMaster:
             await asyncio.sleep(LEASE_SECONDS / 2)
             for live in list(self.games.values()):
                 self.look(live)
-
-
-def _rules_with_clock(
-    variant: str, options: dict[str, Any], turn_seconds: int | None
-) -> tuple[Rules, int]:
-    """A new game's rules and turn clock. A variant with a clock of its own (its rules say what
-    running out does) takes the request's turn_seconds, else the option, else its online
-    default; any other variant's clock is the request's."""
-    options = dict(options)
-    try:
-        policy = get_rules(variant).clock
-        if policy is not None:
-            clock = turn_seconds if turn_seconds is not None else options.get(policy.option)
-            options[policy.option] = policy.online_default if clock is None else clock
-        rules = get_rules(variant, options)
-    except RulesError as exc:
-        raise Refusal("bad_options", str(exc)) from None
-    return rules, rules.turn_seconds if policy is not None else int(turn_seconds or 0)
 
 
 def _turn_refusal(live: LiveGame, seat: int) -> Refusal | None:

@@ -44,6 +44,8 @@ class StoredGame:
     # Fair dice (docs/fair-dice.md): the secret seed and its public commitment (None: no seed).
     dice_seed: str | None = field(default=None, repr=False)
     dice_commitment: str | None = None
+    # A seed withheld past the end until this time (a daily challenge); None: at the end.
+    reveal_at: datetime | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
     # Asked to be rated: rated when it ends if every person's seat is an account's.

@@ -11,12 +11,21 @@ WebSocket's JSON Schema (docs/ws-schema.json, `/api/schema/ws.json`).
 - `accounts`: signing up, logging in, the account's own changes (`Credentials`, `Me`).
 - `players`: player pages and leaderboards (`Player`, `Leaderboard`).
 - `pace`: rematches and quick reactions (`RematchMessage`, `ReactionMessage`, `React`).
+- `daily`: the daily challenge's bodies (`DailyChallenge`, `DailyLeaderboard`, ...).
 - `refusals`: every refusal code, its meaning and the words a person reads.
 - `jsontext`: strict JSON text (no duplicate keys, NaN, lone surrogates, deep nesting).
 """
 
 from dicepoker.protocol.accounts import AccountDeletion, Credentials, Me, PasswordChange
 from dicepoker.protocol.base import Strict, Wire, dumps
+from dicepoker.protocol.daily import (
+    DailyChallenge,
+    DailyGame,
+    DailyLeaderboard,
+    DailyPlace,
+    DailyStarted,
+    StartDaily,
+)
 from dicepoker.protocol.jsontext import MAX_DEPTH, JSONTextError, check_value, strict_loads
 from dicepoker.protocol.messages import (
     MAX_MESSAGE_BYTES,
@@ -156,6 +165,11 @@ __all__ = [
     "CreateGame",
     "CreatedSeat",
     "Credentials",
+    "DailyChallenge",
+    "DailyGame",
+    "DailyLeaderboard",
+    "DailyPlace",
+    "DailyStarted",
     "Decision",
     "DiceCheck",
     "ErrorBody",
@@ -216,6 +230,7 @@ __all__ = [
     "SheetRowView",
     "SheetView",
     "StarView",
+    "StartDaily",
     "Status",
     "Strict",
     "Sync",

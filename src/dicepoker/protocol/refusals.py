@@ -84,6 +84,20 @@ CODES: dict[str, Code] = {
         "This request came from another site.",
         False,
     ),
+    "daily_played": Code(
+        "this account has started this preset's daily challenge today already",
+        "You have played today's challenge already.",
+        False,
+    ),
+    "day_over": Code(
+        "the day of this daily challenge is over: its game can no longer be played",
+        "This daily challenge is over: its day has ended.",
+    ),
+    "seed_withheld": Code(
+        "a daily challenge's seed is revealed when its day is over (UTC)",
+        "The seed of a daily challenge is revealed when its day is over.",
+        False,
+    ),
 }
 
 #: Close codes of the WebSocket (besides the standard ones) and what they mean.

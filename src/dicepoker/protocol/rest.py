@@ -327,9 +327,10 @@ ERROR_STATUSES: dict[int, str] = {
     403: "no seat token (`spectator`), one that holds no seat of the game (`bad_token`), a"
     " request with a session cookie from another site (`bad_origin`), a disabled account"
     " (`account_disabled`)",
-    404: "no such game, record or page (`not_found`)",
+    404: "no such game, record, page or daily challenge (`not_found`)",
     409: "a conflict: the seat is taken, the game is over or not finished yet (`not_finished`),"
-    " the name is taken (`name_taken`)",
+    " the name is taken (`name_taken`), a daily game's seed is withheld until its day is over"
+    " (`seed_withheld`), today's challenge was played already (`daily_played`)",
     413: "the body is too large (`too_large`)",
     422: "invalid options, seats or record (`bad_options`, `bad_seats`, `bad_record` with `turn`)",
     429: "rate limited (`rate_limited`, with a Retry-After header)",

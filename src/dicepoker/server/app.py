@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -19,10 +20,20 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
 
+from dicepoker.master.live import utcnow
 from dicepoker.server.caching import StaticCache
 from dicepoker.server.errors import describe_errors, http_error, install_error_handlers
 from dicepoker.server.origin import CookieOrigin
-from dicepoker.server.routes import accounts, games, players, records, schema, socket, variants
+from dicepoker.server.routes import (
+    accounts,
+    daily,
+    games,
+    players,
+    records,
+    schema,
+    socket,
+    variants,
+)
 from dicepoker.server.security import BodyLimit, SecurityHeaders
 from dicepoker.server.services import Services
 from dicepoker.server.settings import SETTINGS_ENV, Settings, default_database
@@ -55,9 +66,12 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(GC_YOUNG, 20, 20)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, now: Callable[[], datetime] = utcnow
+) -> FastAPI:
+    """The app; `now` is its clock for the daily challenge's days (tests move it)."""
     settings = settings or Settings(database=default_database())
-    services = Services.build(settings)
+    services = Services.build(settings, now)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -76,7 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)  # outermost: on every response, 413s included
     install_error_handlers(app)
     describe_errors(app)
-    for module in (games, records, variants, schema, socket, accounts, players):
+    for module in (games, records, variants, schema, socket, accounts, players, daily):
         app.include_router(module.router)
     static = _web_static()
     if static is not None:

@@ -17,11 +17,15 @@ import multiprocessing
 import os
 import signal
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from dicepoker.engine import Action, GameState, parse_action
 from dicepoker.server.lifeline import die_with_parent
+
+T = TypeVar("T")
 
 # Bots kept in a worker: one per game seat that moved lately (the oldest are dropped).
 KEEP_BOTS = 4096
@@ -85,6 +89,16 @@ class BotPool:
             self.close()
             raise
         return parse_action(text)
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """A whole computation in a worker (the daily challenge's par: the expert plays a game):
+        `function` and its arguments travel by pickling (a module's function, plain values)."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool(), function, *args)
+        except BrokenProcessPool:
+            self.close()  # the next use starts a new one
+            raise
 
     def close(self) -> None:
         if self._executor is not None:

@@ -40,6 +40,8 @@ STATUS: dict[str, int] = {
     "seat_taken": 409,
     "game_over": 409,
     "not_finished": 409,
+    "daily_played": 409,
+    "seed_withheld": 409,
     "name_taken": 409,
     "already_seated": 409,
     "too_large": 413,

@@ -1,4 +1,5 @@
-"""Database tables: games, their event log, imported records, accounts and their sessions.
+"""Database tables: games, their event log, imported records, accounts and their sessions, the
+daily challenges.
 
 A game's state is never stored as such: it is the replay of its events (each accepted roll with
 the faces thrown, each move) through the engine, so the database and the engine cannot disagree.
@@ -6,12 +7,13 @@ the faces thrown, each move) through the engine, so the database and the engine 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -49,6 +51,11 @@ class GameRow(Base):
     dice_commitment: Mapped[str | None] = mapped_column(String(64), nullable=True, default=None)
     # Asked to be rated (migration 0003): rated at its end if every human seat is an account.
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A seed withheld past the game's end until this time (a daily challenge: the day's end,
+    # migration 0004); null: revealed at the end.
+    reveal_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, default=None
+    )
 
 
 class EventRow(Base):
@@ -180,3 +187,46 @@ class GameResultRow(Base):
     lost: Mapped[float | None] = mapped_column(Float, nullable=True)  # expected points lost
     decisions: Mapped[int | None] = mapped_column(Integer, nullable=True)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DailyRow(Base):
+    """One preset's challenge of one UTC day: its secret seed (made once: the unique constraint
+    lets every server process agree on it) and commitment, and the expert's par on those dice
+    (`par_claimed_at`: when a process took on computing it, so that only one does)."""
+
+    __tablename__ = "daily"
+    __table_args__ = (UniqueConstraint("preset", "day", name="uq_daily_preset_day"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    preset: Mapped[str] = mapped_column(String(32))
+    day: Mapped[date] = mapped_column(Date)
+    seed: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    par: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    par_claimed_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, default=None
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DailyGameRow(Base):
+    """A game of a day's challenge: who plays it (an account, or nobody: unranked) under which
+    name, and its final score once known. One game per account, preset and day; rows without
+    an account do not collide (NULLs are distinct in a unique constraint). A deleted account's
+    games stay, unranked (and renamed in the game's seats, which the board shows)."""
+
+    __tablename__ = "daily_games"
+    __table_args__ = (
+        UniqueConstraint("preset", "day", "account_id", name="uq_daily_games_account"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    preset: Mapped[str] = mapped_column(String(32))
+    day: Mapped[date] = mapped_column(Date, index=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), unique=True)
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True, default=None
+    )
+    name: Mapped[str] = mapped_column(String(64))
+    score: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -7,10 +7,14 @@ worker pool; the routes reach them through the dependencies below.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from fastapi import Depends, Request, WebSocket
 
+from dicepoker.daily import par
 from dicepoker.engine import Action, GameState
 from dicepoker.master import (
     BotDriver,
@@ -22,10 +26,12 @@ from dicepoker.master import (
     Thinker,
     TurnClock,
 )
+from dicepoker.master.live import utcnow
 from dicepoker.server.accounts import Accounts
 from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
+from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
 from dicepoker.server.ratings import RatingBook
 from dicepoker.server.results import Results
 from dicepoker.server.security import ClientLimiter, RateLimited
@@ -48,6 +54,16 @@ class PoolThinker:
         self.pool.close()
 
 
+def pool_par(pool: BotPool) -> ParRunner:
+    """The daily par computed in a bot worker process (a second or two, once a day per preset:
+    the worker has the expert's tables already, and the server's interpreter stays free)."""
+
+    async def run(variant: str, options: dict[str, Any], seed: str) -> int:
+        return await pool.run(par, variant, options, seed)
+
+    return run
+
+
 @dataclass
 class Services:
     settings: Settings
@@ -61,6 +77,7 @@ class Services:
     analysing: ClientLimiter
     # Quick reactions per game seat (a table is not a chat: a few, then one every few seconds).
     reacting: ClientLimiter
+    daily: DailyService
     # Accounts, and their limits: sign-ups and logins per address, failed logins per name.
     accounts: Accounts
     logging_in: ClientLimiter
@@ -71,12 +88,14 @@ class Services:
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
-    def build(cls, settings: Settings) -> Services:
+    def build(cls, settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
+        """The services of one app; `now` is the clock of the daily challenge's days and of
+        withheld seeds (tests move it)."""
         store = Store(settings.database)
-        master = GameMaster(store, Broadcaster(make_bus(settings.redis_url)))
-        thinker: Thinker = (
-            PoolThinker(BotPool(settings.bot_workers)) if settings.bot_workers > 0 else InThread()
-        )
+        master = GameMaster(store, Broadcaster(make_bus(settings.redis_url)), now=now)
+        pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
+        thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
+        runner = pool_par(pool) if pool is not None else par_in_thread
         analyses = AnalysisCache()
         ratings = RatingBook(store)
         return cls(
@@ -91,6 +110,7 @@ class Services:
             creating=ClientLimiter(settings.http_rate, settings.http_burst),
             analysing=ClientLimiter(settings.analysis_rate, settings.analysis_burst),
             reacting=ClientLimiter(settings.reaction_rate, settings.reaction_burst),
+            daily=DailyService(store, master, par_runner=runner, now=now),
             accounts=Accounts(store),
             logging_in=ClientLimiter(settings.login_rate, settings.login_burst),
             failed_logins=ClientLimiter(settings.login_name_rate, settings.login_name_burst),
@@ -102,6 +122,7 @@ class Services:
         await self.results.sweep()
 
     async def close(self) -> None:
+        await self.daily.close()
         await self.master.close()
         await self.store.close()
 

@@ -179,10 +179,37 @@ def stored_game(row: GameRow) -> StoredGame:
         turn_seconds=row.turn_seconds,
         dice_seed=row.dice_seed,
         dice_commitment=row.dice_commitment,
+        reveal_at=_utc(row.reveal_at),
         created_at=_utc(row.created_at),
         updated_at=_utc(row.updated_at),
         rated=bool(row.rated),
     )
+
+
+def game_row(game: StoredGame) -> GameRow:
+    row = GameRow(
+        id=game.id,
+        variant=game.variant,
+        options=game.options,
+        seats=game.seats,
+        status=game.status,
+        seq=game.seq,
+        turn_seconds=game.turn_seconds,
+        dice_seed=game.dice_seed,
+        dice_commitment=game.dice_commitment,
+        reveal_at=game.reveal_at,
+        rated=game.rated,
+    )
+    if game.created_at is not None:
+        row.created_at = row.updated_at = game.created_at
+    return row
+
+
+async def add_game(session: AsyncSession, game: StoredGame) -> None:
+    """Add a new game to a session's transaction: its row, then its seats' account links."""
+    session.add(game_row(game))
+    await session.flush()  # the game first: the seats' links refer to it
+    _link_accounts(session, game.id, game.seats, [])
 
 
 def _link_accounts(
@@ -256,28 +283,19 @@ class Store:
     # --- games -----------------------------------------------------------------------------
 
     async def create_game(self, game: StoredGame) -> None:
-        row = GameRow(
-            id=game.id,
-            variant=game.variant,
-            options=game.options,
-            seats=game.seats,
-            status=game.status,
-            seq=game.seq,
-            turn_seconds=game.turn_seconds,
-            dice_seed=game.dice_seed,
-            dice_commitment=game.dice_commitment,
-            rated=game.rated,
-        )
-        if game.created_at is not None:
-            row.created_at = row.updated_at = game.created_at
         try:
             async with self.writing(), self.sessions() as session, session.begin():
-                session.add(row)
-                await session.flush()  # the game first: the seats' links refer to it
-                _link_accounts(session, game.id, game.seats, [])
+                await add_game(session, game)
         except exc.IntegrityError:
             # The id is taken (a rematch made by another process a moment ago).
             raise ConflictError(f"game {game.id} exists") from None
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A session in a transaction, for a write of several rows at once (SQLite's writers
+        queued as every write of this store is)."""
+        async with self.writing(), self.sessions() as session, session.begin():
+            yield session
 
     async def game(self, game_id: str) -> StoredGame | None:
         async with self.sessions() as session:

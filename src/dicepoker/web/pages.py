@@ -1,5 +1,5 @@
-"""The HTML pages of the web app: the lobby, the table, the replay viewer, the rules and the
-account pages (sign up, log in, your account).
+"""The HTML pages of the web app: the lobby, the table, the replay viewer, the rules, the daily
+challenge and the account pages (sign up, log in, your account).
 
 Pages are Jinja2 templates (autoescaped) rendered in the visitor's language and knowing the
 visitor's account (the session cookie, `optional_account`: the header names it); each page loads
@@ -144,6 +144,12 @@ def _check_id(value: str) -> str:
 async def lobby(request: Request) -> HTMLResponse:
     """Create a game, join or watch one, import a record."""
     return await _render(request, "lobby.html", "site.name", page="lobby")
+
+
+@router.get("/daily", response_class=HTMLResponse, include_in_schema=False)
+async def daily(request: Request) -> HTMLResponse:
+    """Today's challenge of each preset (or a past day's, `?date=`): par, play, leaderboard."""
+    return await _render(request, "daily.html", "Daily challenge", page="daily")
 
 
 @router.get("/g/{game_id}", response_class=HTMLResponse, include_in_schema=False)

@@ -176,14 +176,14 @@ async def game_ratings(live: Live, app: App) -> GameRatings:
 async def game_record(live: Live) -> JSONResponse:
     """The game's record, as a file to save (docs/record.md)."""
     return JSONResponse(
-        live.game.to_record(),
+        live.record(),
         headers={"content-disposition": f'attachment; filename="dicepoker-{live.id}.json"'},
     )
 
 
 @router.get("/{game_id}/position", response_model=Position, responses=error_responses(400, 404))
 async def game_position(live: Live, turn: int = 0, roll: int = 0) -> Position:
-    return position(live.game.to_record(), turn, roll)
+    return position(live.record(), turn, roll)
 
 
 @router.get(
@@ -210,7 +210,7 @@ async def game_advice(live: Live) -> dict[str, Any]:
 async def game_analysis(live: Live, app: App) -> dict[str, Any]:
     """Every decision of the game so far against the best option (the finished-game page)."""
     key = f"game:{live.id}" if live.game.state.finished else None
-    return await app.analyses.analysis(key, live.game.to_record())
+    return await app.analyses.analysis(key, live.record())
 
 
 @router.get("/{game_id}/verify", response_model=DiceCheck, responses=error_responses(404, 409))
@@ -218,7 +218,11 @@ async def game_verify(live: Live) -> dict[str, Any]:
     """The fair-dice check of a finished game (its seed is revealed only at the end)."""
     if not live.game.state.finished:
         raise Refusal("not_finished", "the dice seed is revealed when the game is over")
-    return (await asyncio.to_thread(verify_record, live.game.to_record())).as_json()
+    if live.seed_withheld():
+        raise Refusal(
+            "seed_withheld", "this daily challenge's dice seed is revealed when its day is over"
+        )
+    return (await asyncio.to_thread(verify_record, live.record())).as_json()
 
 
 @router.post(

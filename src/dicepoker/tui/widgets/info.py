@@ -202,6 +202,10 @@ def fair_dice_lines(table: TableState, width: int, *, short: bool = False) -> li
             roll=check.roll,
         )
         lines += wrapped(differ, cut)
+    elif check.reason == "no_seed":
+        # A daily challenge's game: its seed, everyone's dice that day, comes when the day ends.
+        withheld = words("The seed of a daily challenge is revealed when its day is over.")
+        lines += wrapped(withheld, cut, MUTED)
     else:
         lines.append(Content.styled(words("The dice could not be verified"), "bold red"))
         lines.append(Content.styled(check.message, MUTED))

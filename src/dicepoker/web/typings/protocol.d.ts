@@ -509,3 +509,63 @@ interface Me {
   name: string;
   created_at: string;
 }
+
+// --- the daily challenge (docs/api.md, "Daily challenge") ---------------------------------------
+
+/** A game of a day's challenge. */
+interface DailyGame {
+  id: string;
+  url: string;
+  replay: string;
+  analysis: string;
+  name: string;
+  ranked: boolean;
+  status: GameStatus;
+  score: number | null;
+  to_par: number | null;
+}
+
+/** A finished game on the leaderboard; `place` null: unranked. */
+interface DailyPlace extends DailyGame {
+  place: number | null;
+}
+
+/** GET /api/daily/{preset}?date=YYYY-MM-DD */
+interface DailyChallenge {
+  preset: string;
+  date: string;
+  ends_at: string;
+  over: boolean;
+  scheme: string;
+  commitment: string;
+  seed: string | null;
+  par: number | null;
+  par_level: string;
+  games: number;
+  /** The logged-in account's name; null: anonymous. */
+  account: string | null;
+  mine: DailyGame | null;
+}
+
+/** POST /api/daily/{preset} (201) */
+interface DailyStarted {
+  id: string;
+  url: string;
+  seat: number;
+  token: string;
+  preset: string;
+  date: string;
+  ranked: boolean;
+}
+
+/** GET /api/daily/{preset}/leaderboard?date=YYYY-MM-DD */
+interface DailyLeaderboard {
+  preset: string;
+  date: string;
+  over: boolean;
+  par: number | null;
+  ranked: DailyPlace[];
+  unranked: DailyPlace[];
+  finished: number;
+  playing: number;
+}

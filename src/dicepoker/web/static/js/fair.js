@@ -1,6 +1,6 @@
 // Fair dice (docs/fair-dice.md): the commitment shown during play, and the check of a finished
 // game or a record (GET /api/{games|records}/{id}/verify) on the end screen and in the replay.
-import { api, clear, copyText, h, num, t, toast } from "./common.js";
+import { api, clear, copyText, errorText, h, num, t, toast } from "./common.js";
 
 /**
  * "3f2a9c…d17b": the first and last characters of a long hex value.
@@ -101,6 +101,14 @@ export async function loadVerification(box, url, { hideWithout = false } = {}) {
   clear(box);
   box.appendChild(h("p", { class: "fair-head" }, t("Checking the dice…")));
   const result = await api("GET", url);
+  const code = result.data && result.data.error && result.data.error.code;
+  if (result.status === 409 && code === "seed_withheld") {
+    // A daily challenge: its seed (the day's, everyone's dice) comes when the day is over.
+    clear(box);
+    box.appendChild(h("p", { class: "fair-head" }, t("Fair dice")));
+    box.appendChild(h("p", { class: "fair-detail" }, errorText(result)));
+    return;
+  }
   if (result.status === 409 || result.status === 404 || (hideWithout && result.ok && result.data && result.data.reason === "no_fair_dice")) {
     box.hidden = true;
     return;

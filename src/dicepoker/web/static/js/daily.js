@@ -1,0 +1,342 @@
+// The daily challenge (/daily, docs/api.md "Daily challenge"): each preset's challenge of the day
+// with its par, "Play" (or "Resume" your game), your result against par, the day's leaderboard
+// and the commitment to the day's dice (the seed, once the day is over). A past day: ?date=.
+import {
+  $, LANG, ago, api, clear, errorText, h, loadCatalog, num, rememberName, saveToken, savedName,
+  signed, t,
+} from "./common.js";
+import { shortHex } from "./fair.js";
+
+/** How often a card asks again while its par is being worked out. */
+const PAR_POLL_MS = 2000;
+const PAR_POLL_TRIES = 60;
+/** The UTC day of the page, YYYY-MM-DD (null: today). */
+const asked = new URL(window.location.href).searchParams.get("date");
+const DAY = asked && /^\d{4}-\d{2}-\d{2}$/.test(asked) ? asked : null;
+
+/** The logged-in account's name (its games are ranked), as the server said; null: anonymous. */
+/** @type {string | null} */
+let account = null;
+/** Whether the day and the player are drawn (from the first card's answer). */
+let painted = false;
+
+/**
+ * Where this browser keeps the game it started of a preset's challenge on a day (anonymous
+ * players resume by it; their seat's token is kept by game id, as for every game).
+ * @param {string} preset
+ * @param {string} day
+ */
+const GAME_KEY = (preset, day) => `dicepoker:daily:${preset}:${day}`;
+
+/**
+ * @param {string} preset
+ * @param {string} day
+ */
+function keptGame(preset, day) {
+  try {
+    return localStorage.getItem(GAME_KEY(preset, day));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {string} preset
+ * @param {string} day
+ * @param {string} gameId
+ */
+function keepGame(preset, day, gameId) {
+  try {
+    localStorage.setItem(GAME_KEY(preset, day), gameId);
+  } catch {
+    /* private mode: the game is still reached from its table's address */
+  }
+}
+
+/** @param {string} preset */
+function query(preset) {
+  const day = DAY ? `?date=${encodeURIComponent(DAY)}` : "";
+  return `/api/daily/${encodeURIComponent(preset)}${day}`;
+}
+
+/**
+ * A day written YYYY-MM-DD, in words of the page's language (the UTC calendar day).
+ * @param {string} day
+ */
+function dayWords(day) {
+  const format = new Intl.DateTimeFormat(LANG === "pt" ? "pt-BR" : LANG, { dateStyle: "full", timeZone: "UTC" });
+  return format.format(new Date(`${day}T12:00:00Z`));
+}
+
+/**
+ * The day `days` after `day` (YYYY-MM-DD).
+ * @param {string} day
+ * @param {number} days
+ */
+function shifted(day, days) {
+  const moment = new Date(`${day}T12:00:00Z`);
+  moment.setUTCDate(moment.getUTCDate() + days);
+  return moment.toISOString().slice(0, 10);
+}
+
+/**
+ * The header: the day, when it ends, the links to the days around it.
+ * @param {DailyChallenge} challenge
+ */
+function paintDay(challenge) {
+  $("#daily-date").textContent = t("{date} (UTC)", { date: dayWords(challenge.date) });
+  $("#daily-ends").textContent = challenge.over
+    ? t("This day is over: its seeds are revealed.")
+    : t("The day ends {when}.", { when: ago(challenge.ends_at) });
+  const before = $("#day-before", HTMLAnchorElement);
+  before.href = `/daily?date=${shifted(challenge.date, -1)}`;
+  const after = $("#day-after", HTMLAnchorElement);
+  after.hidden = !DAY || !challenge.over;
+  after.href = `/daily?date=${shifted(challenge.date, 1)}`;
+  $("#day-today").hidden = !DAY;
+}
+
+/** Who plays: the account (ranked) or a name (unranked). */
+function paintPlayer() {
+  const who = $("#daily-who");
+  const nameRow = $("#daily-name-row");
+  if (account) {
+    who.textContent = t("Playing as {name}: your games are ranked, one a day for each game.", { name: account });
+    nameRow.hidden = true;
+  } else {
+    who.textContent = t("Not logged in: you play unranked, under the name you give.");
+    nameRow.hidden = false;
+    const input = $("#daily-name", HTMLInputElement);
+    if (!input.value) input.value = savedName();
+  }
+}
+
+/**
+ * A score against par: "+4", "−12", "0", or "" when either is unknown.
+ * @param {number | null} toPar
+ */
+function parWords(toPar) {
+  return toPar === null || toPar === undefined ? "" : signed(toPar);
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/**
+ * A game's replay (with its analysis), as a small play icon named "Replay".
+ * @param {string} href
+ */
+function replayLink(href) {
+  const icon = document.createElementNS(SVG, "svg");
+  icon.setAttribute("viewBox", "0 0 24 24");
+  icon.setAttribute("aria-hidden", "true");
+  icon.setAttribute("class", "ico");
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", "M7 4.5v15l12.5-7.5z");
+  path.setAttribute("fill", "currentColor");
+  icon.appendChild(path);
+  return h("a", { href, class: "replay-link", "aria-label": t("Replay"), title: t("Replay") }, icon);
+}
+
+/**
+ * The leaderboard's table.
+ * @param {HTMLElement} card
+ * @param {DailyLeaderboard} board
+ * @param {string | null} mine
+ * @param {boolean} open whether replays may be linked (your game is over, or the day is)
+ */
+function paintBoard(card, board, mine, open) {
+  const box = clear(/** @type {HTMLElement} */ (card.querySelector(".daily-board")));
+  const rows = [...board.ranked, ...board.unranked];
+  if (!rows.length) {
+    box.appendChild(h("p", { class: "hint" }, t("No finished games yet.")));
+  } else {
+    const head = h("tr", null,
+      h("th", { scope: "col" }, "#"),
+      h("th", { scope: "col" }, t("Player")),
+      h("th", { scope: "col", class: "num" }, t("Score")),
+      h("th", { scope: "col", class: "num" }, t("Against par")),
+      h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("Replay"))));
+    const body = h("tbody", null, rows.map((entry) => h("tr", { class: entry.id === mine ? "mine" : null, dataset: { game: entry.id } },
+      h("td", { class: "place" }, entry.place === null ? "–" : num(entry.place)),
+      h("td", { class: "who" }, entry.name, entry.ranked ? null : h("span", { class: "unranked" }, t("unranked"))),
+      h("td", { class: "num score" }, entry.score === null ? "" : num(entry.score)),
+      h("td", { class: "num to-par" }, parWords(entry.to_par)),
+      h("td", { class: "go" }, open ? replayLink(entry.replay) : null))));
+    box.appendChild(h("table", { class: "daily-table" }, h("thead", null, head), body));
+  }
+  if (board.playing > 0) box.appendChild(h("p", { class: "hint daily-playing" }, t("Still playing: {n}", { n: num(board.playing) })));
+  const spoiler = /** @type {HTMLElement} */ (card.querySelector(".daily-spoiler"));
+  spoiler.hidden = open || !rows.length;
+}
+
+/**
+ * The commitment to the day's seed, and the seed once the day is over.
+ * @param {HTMLElement} card
+ * @param {DailyChallenge} challenge
+ */
+function paintFair(card, challenge) {
+  const box = clear(/** @type {HTMLElement} */ (card.querySelector(".daily-fair")));
+  box.appendChild(h("p", { class: "fair-line" },
+    h("span", { class: "fair-key" }, `${t("Commitment")}: `),
+    h("code", { class: "fair-hex", title: challenge.commitment }, shortHex(challenge.commitment))));
+  if (challenge.seed) {
+    box.appendChild(h("p", { class: "fair-line daily-seed" },
+      h("span", { class: "fair-key" }, `${t("Seed")}: `),
+      h("code", { class: "fair-hex full", title: challenge.seed }, challenge.seed)));
+    const [before, after = ""] = t("Check any game of the day yourself: download its record and run {command}.").split("{command}");
+    box.appendChild(h("p", { class: "hint" }, before, h("code", null, "dicepoker verify FILE"), after));
+  } else {
+    box.appendChild(h("p", { class: "hint" }, t("The seed of a daily challenge is revealed when its day is over.")));
+  }
+}
+
+/**
+ * Your game of the day: the account's (from the server), else the one this browser started
+ * (its score read from the game itself: it may be below the board's first places).
+ * @param {DailyChallenge} challenge
+ * @returns {Promise<{ id: string, status: GameStatus, score: number | null, to_par: number | null } | null>}
+ */
+async function myGame(challenge) {
+  if (challenge.mine) return challenge.mine;
+  if (challenge.account) return null;
+  const gameId = keptGame(challenge.preset, challenge.date);
+  if (!gameId) return null;
+  const found = await api("GET", `/api/games/${encodeURIComponent(gameId)}`);
+  if (!found.ok || !found.data) return null;
+  const status = found.data.status;
+  const players = found.data.state && found.data.state.players;
+  const score = status === "finished" && players && players[0] ? Number(players[0].total) : null;
+  const toPar = score !== null && challenge.par !== null ? score - challenge.par : null;
+  return { id: gameId, status, score, to_par: toPar };
+}
+
+/**
+ * Start your game of today's challenge, then go to its table.
+ * @param {HTMLElement} card
+ * @param {string} preset
+ */
+async function play(card, preset) {
+  const error = /** @type {HTMLElement} */ (card.querySelector(".daily-error"));
+  error.textContent = "";
+  /** @type {{ name?: string }} */
+  const body = {};
+  if (!account) {
+    const input = $("#daily-name", HTMLInputElement);
+    const name = input.value.trim();
+    if (!name) {
+      error.textContent = t("Give your name to play.");
+      input.focus();
+      return;
+    }
+    body.name = name;
+    rememberName(name);
+  }
+  const button = /** @type {HTMLButtonElement} */ (card.querySelector(".daily-play"));
+  button.disabled = true;
+  const result = await api("POST", `/api/daily/${encodeURIComponent(preset)}`, body);
+  if (result.ok && result.data) {
+    /** @type {DailyStarted} */
+    const started = result.data;
+    saveToken(started.id, started.seat, started.token);
+    keepGame(preset, started.date, started.id);
+    window.location.assign(started.url);
+    return;
+  }
+  const refusal = result.data && result.data.error;
+  if (refusal && refusal.code === "daily_played" && typeof refusal.game === "string") {
+    window.location.assign(`/g/${encodeURIComponent(refusal.game)}`);
+    return;
+  }
+  button.disabled = false;
+  error.textContent = errorText(result);
+}
+
+/**
+ * Draw one preset's card: par, your game, the button, the board, the commitment.
+ * @param {HTMLElement} card
+ * @param {number} tries
+ */
+async function paintCard(card, tries = 0) {
+  const preset = card.dataset.preset || "";
+  const answer = await api("GET", query(preset));
+  const missing = /** @type {HTMLElement} */ (card.querySelector(".daily-missing"));
+  const button = /** @type {HTMLButtonElement} */ (card.querySelector(".daily-play"));
+  const parValue = /** @type {HTMLElement} */ (card.querySelector(".daily-par-value"));
+  if (!answer.ok || !answer.data) {
+    missing.hidden = answer.status !== 404;
+    card.classList.add("daily-none");
+    button.hidden = true;
+    parValue.textContent = "–";
+    if (answer.status !== 404) {
+      /** @type {HTMLElement} */ (card.querySelector(".daily-error")).textContent = errorText(answer);
+    }
+    card.setAttribute("aria-busy", "false");
+    return;
+  }
+  /** @type {DailyChallenge} */
+  const challenge = answer.data;
+  if (!painted) {
+    painted = true;
+    paintDay(challenge);
+    account = challenge.account;
+    paintPlayer();
+  }
+  parValue.textContent = challenge.par === null ? t("being worked out…") : num(challenge.par);
+  parValue.classList.toggle("pending", challenge.par === null);
+  parValue.title = t("The expert’s score on these dice");
+  const mine = await myGame(challenge);
+  const boardAnswer = await api("GET", `/api/daily/${encodeURIComponent(preset)}/leaderboard${DAY ? `?date=${DAY}` : ""}`);
+  /** @type {DailyLeaderboard | null} */
+  const board = boardAnswer.ok ? boardAnswer.data : null;
+  const finished = mine && mine.status === "finished";
+  const result = /** @type {HTMLElement} */ (card.querySelector(".daily-result"));
+  result.hidden = !finished;
+  clear(result);
+  if (finished && mine.score !== null) {
+    result.appendChild(h("span", null, t("Your score: {score}", { score: num(mine.score) })));
+    if (mine.to_par !== null) {
+      result.appendChild(document.createTextNode(" · "));
+      result.appendChild(h("strong", { class: mine.to_par >= 0 ? "par-ahead" : "par-behind" },
+        t("{diff} against par", { diff: parWords(mine.to_par) })));
+    }
+  }
+  // The button: play today's challenge, resume your game, or nothing (a past day, or played).
+  button.hidden = challenge.over;
+  button.disabled = false;
+  const label = mine && !finished ? t("Resume") : finished ? t("Play again (unranked)") : t("Play the challenge");
+  button.textContent = label;
+  if (mine && !finished) {
+    button.onclick = () => window.location.assign(`/g/${encodeURIComponent(mine.id)}`);
+  } else if (finished && challenge.account) {
+    button.hidden = true;  // an account plays each challenge once a day
+  } else {
+    button.onclick = () => { play(card, preset); };
+  }
+  if (board) paintBoard(card, board, mine ? mine.id : null, Boolean(finished) || challenge.over);
+  paintFair(card, challenge);
+  card.setAttribute("aria-busy", "false");
+  if (challenge.par === null && tries < PAR_POLL_TRIES) {
+    setTimeout(() => { paintCard(card, tries + 1); }, PAR_POLL_MS);
+  }
+}
+
+async function main() {
+  await loadCatalog();
+  const cards = [...document.querySelectorAll(".daily-card")].filter((card) => card instanceof HTMLElement);
+  await Promise.all(cards.map((card) => paintCard(/** @type {HTMLElement} */ (card))));
+  if (!painted) paintPlayer();
+  if (DAY && !painted) {
+    // No challenge that day at all: still say which day it is, and lead to the others.
+    $("#daily-date").textContent = t("{date} (UTC)", { date: dayWords(DAY) });
+    $("#day-before", HTMLAnchorElement).href = `/daily?date=${shifted(DAY, -1)}`;
+    $("#day-today").hidden = false;
+  }
+  const name = $("#daily-name", HTMLInputElement);
+  name.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    const first = cards.find((card) => card instanceof HTMLElement && !(/** @type {HTMLElement} */ (card.querySelector(".daily-play"))).hidden);
+    if (first instanceof HTMLElement) play(first, first.dataset.preset || "");
+  });
+}
+
+main();
