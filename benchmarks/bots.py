@@ -1,7 +1,10 @@
-"""Strength and speed of the bot levels.
+"""Strength and speed of the bot levels, and the ladder's round-robin.
 
     .venv/bin/python benchmarks/bots.py --workers 2
     .venv/bin/python benchmarks/bots.py --games 2000 --school-games 400 --duel-games 200
+    .venv/bin/python benchmarks/bots.py --games 0 --school-games 0 --duel-games 0 \
+        --round-robin 1000 --school-round-robin 100 \
+        --anchors src/dicepoker/bots/data/ladder_ratings.json
 
 Prints, for every variant and level, the mean solitaire score +- its standard error (`--games`
 games for the single-sheet variants, `--school-games` for `school` with 3 columns), the win rate of
@@ -10,11 +13,21 @@ alternating; a shared first place counts half), and the decision latency of each
 p95 in milliseconds, over every decision with dice on the table (the first throw of a turn is not
 a decision). Game g of a level uses the dice seeded with `--seed + g`, so levels meet the same
 dice. `--json FILE` also writes the figures as JSON.
+
+`--round-robin N` plays N 2-player games between every two levels in every variant (seats
+alternating, game g on the dice of `--seed + g`; `--school-round-robin` for School, on the
+sheets of `--school-columns`), the ladder's neighbours `--steps-games` more, added to the games
+of an earlier run's `--json` report with `--extend` (give that run's games as `--seed`), prints each
+pairing's win rate, the ladder's neighbours' head-to-head with its standard error and whether
+each step is clearly stronger (by at least 3 standard errors), and fits every level's anchor
+rating (`dicepoker.ratings.fit_anchors`); `--anchors FILE` writes them, per rating pool, for
+`dicepoker.ratings`.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import time
@@ -26,9 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from dicepoker.bots import Bot, make_bot
+from dicepoker.bots import LADDER, Bot, make_bot
+from dicepoker.bots import LEVELS as ALL_LEVELS
 from dicepoker.dice import SeededDice
 from dicepoker.engine import Action, GameState, ranking, totals
+from dicepoker.ratings import Pairing, Rating, fit_anchors, pool_of, shown
 from dicepoker.rules import Rules, get_rules
 from dicepoker.simulate import play_game
 
@@ -38,7 +53,9 @@ VARIANTS: dict[str, dict[str, object]] = {
     "poker-dice": {},
     "school": {"columns": 3},
 }
-LEVELS = ("random", "greedy", "basic", "expert")
+LEVELS = tuple(ALL_LEVELS)
+# Clearly stronger: a step of the ladder wins its head-to-head by this many standard errors.
+CLEAR = 3.0
 
 
 @dataclass
@@ -84,9 +101,16 @@ def solitaire(variant: str, level: str, seeds: list[int]) -> Outcome:
     return outcome
 
 
-def duel(level: str, rival: str, seeds: list[int]) -> Outcome:
-    """`level` against `rival` in 2-player School games; `level` sits first in even games."""
-    rules = get_rules("school", VARIANTS["school"])
+def duel(
+    level: str,
+    rival: str,
+    seeds: list[int],
+    variant: str = "school",
+    options: dict[str, object] | None = None,
+) -> Outcome:
+    """`level` against `rival` in 2-player games of `variant` (its benchmark options, or
+    `options`); `level` sits first in even games."""
+    rules = get_rules(variant, VARIANTS[variant] if options is None else options)
     outcome = Outcome()
     for seed in seeds:
         mine, theirs = make_bot(level, seed), make_bot(rival, seed + 1)
@@ -124,6 +148,132 @@ def mean_se(values: list[float] | list[int]) -> tuple[float, float]:
     return float(array.mean()), float(array.std(ddof=1) / math.sqrt(len(array)))
 
 
+@dataclass
+class Tally:
+    """A pairing's games so far: `first`'s points (a win 1, a shared first place 1/2) and both
+    sides' summed scores."""
+
+    games: int = 0
+    score: float = 0.0
+    first_points: float = 0.0
+    second_points: float = 0.0
+
+    def add(self, outcome: Outcome) -> None:
+        self.games += len(outcome.wins)
+        self.score += float(sum(outcome.wins))
+        self.first_points += float(sum(s[0] for s in outcome.scores))
+        self.second_points += float(sum(s[1] for s in outcome.scores))
+
+    @property
+    def rate(self) -> float:
+        return self.score / self.games if self.games else 0.5
+
+    @property
+    def se(self) -> float:
+        return math.sqrt(self.rate * (1 - self.rate) / self.games) if self.games else 0.0
+
+    def means(self) -> list[float]:
+        return [
+            round(self.first_points / max(1, self.games), 2),
+            round(self.second_points / max(1, self.games), 2),
+        ]
+
+
+def round_robin(
+    pool: ProcessPoolExecutor,
+    variant: str,
+    games: int,
+    seed: int,
+    workers: int,
+    options: dict[str, object] | None = None,
+    steps_games: int = 0,
+    earlier: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every two levels of LEVELS in `games` 2-player games of `variant` (with `options`, else
+    its benchmark options), the ladder's neighbours in `steps_games` more, added to the games of
+    an `earlier` run of the same pool (its report): the pairings, the ladder's steps and the
+    fitted anchors."""
+    options = VARIANTS[variant] if options is None else options
+    rules = get_rules(variant, options)
+    name = pool_of(rules)
+    pairs = [(a, b) for i, a in enumerate(LEVELS) for b in LEVELS[i + 1 :]]
+    neighbours = {tuple(sorted(step)) for step in itertools.pairwise(LADDER)}
+    tallies = {pair: Tally() for pair in pairs}
+    for row in (earlier or {}).get("pairings", []):
+        tally = tallies[(row["first"], row["second"])]
+        tally.games, tally.score = int(row["games"]), float(row["score"])
+        tally.first_points = float(row["means"][0]) * tally.games
+        tally.second_points = float(row["means"][1]) * tally.games
+    jobs = {}
+    for pair in pairs:
+        count = games + (steps_games if tuple(sorted(pair)) in neighbours else 0)
+        seeds = list(range(seed, seed + count))
+        jobs[pair] = [
+            pool.submit(duel, pair[0], pair[1], chunk, variant, options)
+            for chunk in _chunks(seeds, workers)
+        ]
+    start = time.perf_counter()
+    for pair, parts in jobs.items():
+        tallies[pair].add(_merge([job.result() for job in parts]))
+    pairings = [Pairing(a, b, t.games, t.score) for (a, b), t in tallies.items() if t.games]
+    anchors = fit_anchors(list(LEVELS), pairings, centre=list(LADDER))
+    steps = []
+    for weaker, stronger in itertools.pairwise(LADDER):
+        if (stronger, weaker) in tallies:
+            tally = tallies[(stronger, weaker)]
+            rate, (mine, theirs) = tally.rate, tally.means()
+        else:
+            tally = tallies[(weaker, stronger)]
+            rate, (theirs, mine) = 1 - tally.rate, tally.means()
+        clear = rate - 0.5 >= CLEAR * tally.se
+        steps.append(
+            {
+                "stronger": stronger,
+                "weaker": weaker,
+                "games": tally.games,
+                "win_rate": round(rate, 4),
+                "se": round(tally.se, 4),
+                "means": [mine, theirs],
+                "clear": bool(clear),
+            }
+        )
+        print(
+            f"{name:<11} {stronger:>12} beats {weaker:<12} {100 * rate:5.1f}%"
+            f" +- {100 * tally.se:4.1f} of {tally.games} (means {mine:.1f} vs {theirs:.1f})"
+            f" {'clear' if clear else 'NOT CLEAR'}",
+            flush=True,
+        )
+    for level in LEVELS:
+        entry = anchors[level]
+        entry["shown"] = shown(Rating(entry["mu"], entry["sigma"]))
+        print(
+            f"{name:<11} anchor {level:<12} mu {entry['mu']:7.2f} +- {entry['se']:.2f}"
+            f"  shown {entry['shown']}",
+            flush=True,
+        )
+    print(
+        f"{name:<11} round-robin of {len(pairs)} pairings: {time.perf_counter() - start:.0f} s",
+        flush=True,
+    )
+    return {
+        "pool": name,
+        "pairings": [
+            {
+                "first": a,
+                "second": b,
+                "games": t.games,
+                "score": t.score,
+                "win_rate": round(t.rate, 4),
+                "se": round(t.se, 4),
+                "means": t.means(),
+            }
+            for (a, b), t in tallies.items()
+        ],
+        "steps": steps,
+        "anchors": anchors,
+    }
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=10_000, help="single-sheet solitaire games")
@@ -134,9 +284,28 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--round-robin", type=int, default=0, help="games per pairing")
+    parser.add_argument(
+        "--school-round-robin", type=int, default=None, help="School's (default: --round-robin)"
+    )
+    parser.add_argument("--anchors", type=Path, default=None, help="write the fitted anchors here")
+    parser.add_argument(
+        "--school-columns", type=int, nargs="+", default=[3], help="School sheets to round-robin"
+    )
+    parser.add_argument(
+        "--steps-games", type=int, default=0, help="more games for the ladder's neighbours"
+    )
+    parser.add_argument(
+        "--extend", type=Path, default=None, help="add this run's games to a report's (--json)"
+    )
     args = parser.parse_args(argv)
 
-    report: dict[str, Any] = {"solitaire": [], "duels": [], "args": vars(args) | {"json": None}}
+    report: dict[str, Any] = {
+        "solitaire": [],
+        "duels": [],
+        "round_robin": [],
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+    }
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         print(
             f"{'variant':<11} {'level':<7} {'games':>6} {'mean':>9} {'+-se':>6} "
@@ -145,7 +314,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for variant in args.variants:
             games = args.school_games if variant == "school" else args.games
             seeds = list(range(args.seed, args.seed + games))
-            for level in args.levels:
+            for level in args.levels if games > 0 else ():
                 start = time.perf_counter()
                 jobs = [
                     pool.submit(solitaire, variant, level, chunk)
@@ -202,9 +371,60 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     f"of {row['games']} games against {rival} (means {mine:.1f} vs {theirs:.1f})",
                     flush=True,
                 )
+        school_rr = args.round_robin if args.school_round_robin is None else args.school_round_robin
+        earlier: dict[str, dict[str, Any]] = (
+            {run["pool"]: run for run in json.loads(args.extend.read_text("utf-8"))["round_robin"]}
+            if args.extend is not None
+            else {}
+        )
+        for variant in args.variants:
+            games = school_rr if variant == "school" else args.round_robin
+            sheets: list[dict[str, object]] = (
+                [{"columns": columns} for columns in args.school_columns]
+                if variant == "school"
+                else [VARIANTS[variant]]
+            )
+            for options in sheets if games > 0 or args.steps_games > 0 else []:
+                name = pool_of(get_rules(variant, options))
+                report["round_robin"].append(
+                    round_robin(
+                        pool,
+                        variant,
+                        games,
+                        args.seed,
+                        args.workers * 2,
+                        options,
+                        args.steps_games,
+                        earlier.get(name),
+                    )
+                )
+    if args.anchors is not None and report["round_robin"]:
+        write_anchors(args.anchors, report["round_robin"])
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
+
+
+def write_anchors(path: Path, runs: list[dict[str, Any]]) -> None:
+    """The anchors file `dicepoker.ratings` reads: per pool, each level's mu and sigma (and the
+    fit's standard error, the shown number and the ladder's measured steps, for people). The
+    pools of an existing file that this run did not measure are kept."""
+    old: dict[str, Any] = (
+        json.loads(path.read_text("utf-8")) if path.exists() else {"pools": {}, "steps": {}}
+    )
+    data = {
+        "about": (
+            "Anchor ratings of the bot levels, per rating pool, from a round-robin of 2-player "
+            "games between every two levels (benchmarks/bots.py --round-robin; the games per "
+            "pairing are in each step), fitted by dicepoker.ratings.fit_anchors. A pool not "
+            "measured takes its variant's nearest measured pool."
+        ),
+        "ladder": list(LADDER),
+        "pools": old["pools"] | {run["pool"]: run["anchors"] for run in runs},
+        "steps": old["steps"] | {run["pool"]: run["steps"] for run in runs},
+    }
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    print(f"anchors written to {path}", flush=True)
 
 
 if __name__ == "__main__":

@@ -63,7 +63,16 @@ def test_bots_play_legal_actions(
 
 
 def test_levels_registered() -> None:
-    assert list(LEVELS) == ["random", "greedy", "basic", "expert"]
+    assert list(LEVELS) == [
+        "beginner",
+        "casual",
+        "intermediate",
+        "advanced",
+        "expert",
+        "random",
+        "greedy",
+        "basic",
+    ]
     assert isinstance(make_bot("basic"), BasicBot)
     assert isinstance(make_bot("expert"), ExpertBot)
 

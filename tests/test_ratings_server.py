@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from dicepoker.ratings import default_rating, shown
+from dicepoker.ratings import RatedSeat, anchor, default_rating, rate_game, shown
 from dicepoker.server.app import create_app
 from dicepoker.server.models import GameResultRow, RatingRow
 from dicepoker.server.settings import Settings
@@ -180,3 +180,40 @@ def test_an_anonymous_seat_taken_later_unrates_the_game(client: TestClient) -> N
     _finish(client, game_id)
     body = client.get(f"/api/games/{game_id}/ratings").json()
     assert body["status"] == "unrated" and body["reason"] == "anonymous_seat"
+
+
+@pytest.mark.parametrize("level", ["casual", "greedy"])
+def test_a_rated_game_against_a_bot_moves_the_person_against_the_bot_s_anchor(
+    client: TestClient, level: str
+) -> None:
+    name = f"Versus_{level}"
+    _log_in_as(client, name)
+    seats = [{"kind": "human", "account": True}, {"kind": "bot", "level": level}]
+    made = client.post("/api/games", json={"variant": "yahtzee", "seats": seats, "rated": True})
+    assert made.status_code == 201, made.text
+    game = made.json()
+    assert game["rated"] is True
+    _finish(client, game["id"])
+    body = _ratings(client, game["id"])
+    assert body["status"] == "rated", body
+    (change,) = body["changes"]
+    assert change["name"] == name and change["before"] == shown(default_rating())
+    info = client.get(f"/api/games/{game['id']}").json()
+    players = info["state"]["players"]
+    mine, bots = players[0]["place"], players[1]["place"]
+    expected = rate_game(
+        "yahtzee",
+        [RatedSeat(place=mine, rating=default_rating()), RatedSeat(place=bots, level=level)],
+    )[0]
+    assert change["after"] == shown(expected)
+    if mine < bots:
+        assert change["change"] > 0
+    elif mine > bots:
+        assert change["change"] < 0
+    assert (
+        anchor("yahtzee", level)
+        == rate_game(
+            "yahtzee",
+            [RatedSeat(place=mine, rating=default_rating()), RatedSeat(place=bots, level=level)],
+        )[1]
+    )

@@ -6,9 +6,10 @@
 - **One ranking per game.** Plackett-Luce rates a 2-4 player game as one ranking (ties
   included: equal places), not as pairs.
 - **Anchors.** A bot level plays at a fixed strength, so its rating is fixed too: measured once
-  by a round-robin of the ladder (`benchmarks/ladder_ratings.py`, the file
-  `bots/data/ladder_ratings.json`), never moved by a game. A small site's numbers then mean the
-  same as a big one's: beating `expert` is worth what it is worth everywhere.
+  by a round-robin of every level (`benchmarks/bots.py --round-robin`, the file
+  `bots/data/ladder_ratings.json`, fitted by `fit_anchors`), never moved by a game. A small
+  site's numbers then mean the same as a big one's: beating `expert` is worth what it is worth
+  everywhere. A pool not measured takes its variant's nearest measured sheet.
 - **Shown.** People see `shown(rating)`: 1500 + 50 x (mu - 25), rounded (a new player is 1500;
   openskill's mu starts at 25).
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+import numpy as np
 from openskill.models import PlackettLuce
 
 from dicepoker.rules import Rules, find_variant, variant_names
@@ -28,6 +30,9 @@ from dicepoker.rules import Rules, find_variant, variant_names
 SHOWN_BASE = 1500
 SHOWN_SCALE = 50.0
 ANCHORS_FILE = "ladder_ratings.json"
+# An anchor's sigma: its strength is fixed, but a sigma of 0 would make every game against it
+# count as if the person's own uncertainty were all there is; 1 is that of a well-known player.
+ANCHOR_SIGMA = 1.0
 
 
 @dataclass(frozen=True)
@@ -97,22 +102,26 @@ def _anchors() -> dict[str, dict[str, dict[str, Any]]]:
     return data
 
 
+def _split_pool(pool: str) -> tuple[str, int | None]:
+    """A pool's variant and sheet size (`school-3` -> school, 3; `poker-dice` -> poker-dice)."""
+    head, _, tail = pool.rpartition("-")
+    return (head, int(tail)) if head and tail.isdigit() else (pool, None)
+
+
 def _nearest_pool(pool: str) -> str:
     """The measured pool for `pool`: itself, or the same variant's measured pool whose sheet
     size is nearest (School with 5 columns takes the anchors of 3), else the variant alone."""
     measured = _anchors()
     if pool in measured:
         return pool
-    variant, _, size = pool.partition("-")
-    same = [name for name in measured if name.split("-")[0] == variant]
+    variant, size = _split_pool(pool)
+    same = [name for name in measured if _split_pool(name)[0] == variant]
     if not same:
         raise KeyError(f"no measured anchors for pool {pool!r}")
-    if not size.isdigit():
-        return same[0]
 
     def distance(name: str) -> tuple[int, str]:
-        rest = name.partition("-")[2]
-        return (abs(int(rest) - int(size)) if rest.isdigit() else 99, name)
+        other = _split_pool(name)[1]
+        return (abs(other - size) if other is not None and size is not None else 99, name)
 
     return min(same, key=distance)
 
@@ -132,6 +141,12 @@ def anchored_levels(pool: str) -> dict[str, int]:
         level: shown(Rating(float(entry["mu"]), float(entry["sigma"])))
         for level, entry in measured.items()
     }
+
+
+@functools.cache
+def level_ratings() -> dict[str, dict[str, int]]:
+    """Every pool's anchored bot levels with their shown ratings (GET /api/variants)."""
+    return {pool: anchored_levels(pool) for pool in pools()}
 
 
 def rate_game(pool: str, seats: list[RatedSeat]) -> list[Rating]:
@@ -157,3 +172,64 @@ def rate_game(pool: str, seats: list[RatedSeat]) -> list[Rating]:
         else:
             after.append(Rating(float(team[0].mu), float(team[0].sigma)))
     return after
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Games between two levels of a round-robin: `score` is `first`'s points in them (a win 1,
+    a shared first place 1/2)."""
+
+    first: str
+    second: str
+    games: int
+    score: float
+
+
+def fit_anchors(
+    levels: list[str], pairings: list[Pairing], centre: list[str]
+) -> dict[str, dict[str, float]]:
+    """The anchors of `levels` from a round-robin between them: a Bradley-Terry fit (by
+    Hunter's MM iterations, with half a win to each side of every pairing so that a level that
+    never won keeps a finite rating), on openskill's own scale: with two players, Plackett-Luce
+    says `first` wins with chance 1 / (1 + exp(-(mu1 - mu2) / c)), c = sqrt(2 beta^2 + 2
+    ANCHOR_SIGMA^2), so the fitted strengths times c are the mus. The mean of the `centre` levels'
+    mus is a new player's (25, shown 1500). `se` is each mu's standard error (Fisher
+    information)."""
+    index = {level: i for i, level in enumerate(levels)}
+    n = len(levels)
+    games = np.zeros((n, n))
+    wins = np.zeros((n, n))
+    for pairing in pairings:
+        i, j = index[pairing.first], index[pairing.second]
+        games[i, j] += pairing.games + 1.0
+        games[j, i] += pairing.games + 1.0
+        wins[i, j] += pairing.score + 0.5
+        wins[j, i] += pairing.games - pairing.score + 0.5
+    strength = np.ones(n)
+    total = wins.sum(axis=1)
+    for _ in range(10_000):
+        pair = strength[:, None] + strength[None, :]
+        updated = total / np.where(games > 0, games / pair, 0.0).sum(axis=1)
+        updated /= np.exp(np.log(updated).mean())
+        done = np.max(np.abs(np.log(updated) - np.log(strength))) < 1e-12
+        strength = updated
+        if done:
+            break
+    theta = np.log(strength)
+    model = _model()
+    c = float(np.sqrt(2 * model.beta**2 + 2 * ANCHOR_SIGMA**2))
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    info = -games * p * (1 - p)
+    np.fill_diagonal(info, 0.0)
+    np.fill_diagonal(info, -info.sum(axis=1))
+    se = np.sqrt(np.clip(np.diag(np.linalg.pinv(info)), 0.0, None)) * c
+    middle = float(np.mean([theta[index[level]] for level in centre]))
+    start = default_rating().mu
+    return {
+        level: {
+            "mu": round(start + c * float(theta[i] - middle), 4),
+            "sigma": ANCHOR_SIGMA,
+            "se": round(float(se[i]), 4),
+        }
+        for level, i in index.items()
+    }

@@ -270,6 +270,9 @@ class OptionInfo(Wire):
     minimum: int | None
     maximum: int | None
     help: str
+    pool: bool = Field(
+        default=False, description="its value is part of the rating pool's name (school-3)"
+    )
 
 
 class VariantInfo(Wire):
@@ -284,7 +287,15 @@ class VariantInfo(Wire):
 class VariantList(Wire):
     """`GET /api/variants`."""
 
-    levels: list[str]
+    levels: list[str] = Field(description="every bot level: the ladder's, then the others")
+    ladder: list[str] = Field(
+        default_factory=list, description="the ladder's levels, weakest first (the last: expert)"
+    )
+    level_ratings: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="per rating pool (the variant, then each pool option's value: school-3), "
+        "each bot level's fixed rating as shown",
+    )
     variants: list[VariantInfo]
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from dicepoker.bots import LEVELS
+from dicepoker.bots import LADDER, LEVELS
 from dicepoker.protocol import OptionInfo, VariantInfo, VariantList
+from dicepoker.ratings import level_ratings
 from dicepoker.rules import VARIANTS, get_rules
 from dicepoker.view import rules_view
 
@@ -16,6 +17,8 @@ router = APIRouter(prefix="/api/variants", tags=["variants"])
 async def variants() -> VariantList:
     return VariantList.build(
         levels=list(LEVELS),
+        ladder=list(LADDER),
+        level_ratings=level_ratings(),
         variants=[
             VariantInfo.build(
                 name=variant.name,
@@ -30,6 +33,7 @@ async def variants() -> VariantList:
                         minimum=spec.minimum,
                         maximum=spec.maximum,
                         help=spec.help,
+                        pool=spec.pool,
                     )
                     for spec in variant.options
                 ],

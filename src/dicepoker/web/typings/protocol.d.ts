@@ -362,6 +362,8 @@ interface OptionInfo {
   minimum?: number | null;
   maximum?: number | null;
   help?: string;
+  /** Its value is part of the rating pool's name (school-3). */
+  pool?: boolean;
 }
 
 interface VariantInfo {
@@ -375,6 +377,10 @@ interface VariantInfo {
 /** GET /api/variants */
 interface VariantsResponse {
   levels?: string[];
+  /** The ladder's levels, weakest first. */
+  ladder?: string[];
+  /** Per rating pool, each bot level's fixed rating as shown. */
+  level_ratings?: Record<string, Record<string, number>>;
   variants: VariantInfo[];
 }
 

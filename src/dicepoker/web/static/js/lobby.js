@@ -6,6 +6,9 @@ import {
 import { paintFace } from "./dice.js";
 
 const FALLBACK_LEVELS = ["random", "greedy"];
+/** The ladder's levels, weakest first (GET /api/variants), and each pool's bot ratings. */
+let ladder = /** @type {string[]} */ ([]);
+let levelRatings = /** @type {Record<string, Record<string, number>>} */ ({});
 
 /** @type {Map<string, VariantInfo>} name -> the variant as GET /api/variants describes it */
 let variants = new Map();
@@ -100,6 +103,42 @@ function renderOptions() {
   link.textContent = t("Read the rules of {game}", { game: variantName(chosenVariant()) });
 }
 
+/** The rating pool of the game the form makes: the variant, then each pool option's value. */
+function chosenPool() {
+  const variant = variants.get(chosenVariant());
+  const parts = [chosenVariant()];
+  const set = readOptions();
+  for (const option of variant ? variant.options : []) {
+    if (option.pool) parts.push(String(set[option.name] ?? option.default ?? ""));
+  }
+  return parts.join("-");
+}
+
+/**
+ * A bot level as the picker names it: with its rating in the chosen pool where one is known.
+ * @param {string} level
+ */
+function levelLabel(level) {
+  const rating = (levelRatings[chosenPool()] || {})[level];
+  return rating === undefined ? levelName(level) : `${levelName(level)} · ${num(rating)}`;
+}
+
+/**
+ * The picker's options: the ladder's levels, weakest first, then the other bots.
+ * @param {string} chosen
+ */
+function levelOptions(chosen) {
+  /** @param {string} level */
+  const option = (level) => h("option", { value: level, selected: chosen === level }, levelLabel(level));
+  const steps = levels.filter((level) => ladder.includes(level));
+  const others = levels.filter((level) => !ladder.includes(level));
+  if (!steps.length) return others.map(option);
+  return [
+    h("optgroup", { label: t("Levels") }, ...steps.map(option)),
+    h("optgroup", { label: t("Other bots") }, ...others.map(option)),
+  ];
+}
+
 /** The options as the form sets them. */
 function readOptions() {
   /** @type {Record<string, boolean | number>} */
@@ -154,7 +193,7 @@ function renderSeats() {
       row.appendChild(h("label", { class: "sr-only", for: nameId }, t("Level of bot {n}", { n: index + 1 })));
       row.appendChild(
         h("select", { id: nameId, class: "seat-level", onchange: (/** @type {Event} */ e) => { seat.level = valueOf(e); } },
-          levels.map((level) => h("option", { value: level, selected: seat.level === level }, levelName(level)))),
+          levelOptions(seat.level)),
       );
     }
     row.appendChild(
@@ -383,9 +422,13 @@ async function start() {
     variants = variantsByName(data);
     const found = data.levels;
     if (Array.isArray(found) && found.length) levels = found.map(String);
+    if (Array.isArray(data.ladder)) ladder = data.ladder.map(String);
+    if (data.level_ratings && typeof data.level_ratings === "object") levelRatings = data.level_ratings;
     renderSeats();
     renderOptions();
   }
+  // A pool option (School's columns) changes the bots' ratings the picker shows.
+  $("#options-body").addEventListener("input", renderSeats);
   for (const radio of document.querySelectorAll('input[name="variant"]')) {
     radio.addEventListener("change", () => {
       if (seats.length > maxSeats()) seats = seats.slice(0, maxSeats());
