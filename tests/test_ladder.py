@@ -41,13 +41,28 @@ def test_the_ladder_goes_from_beginner_to_expert_beside_the_reference_players() 
         make_bot("grandmaster")
 
 
-@pytest.mark.parametrize("variant", variant_names())
-def test_each_step_errs_less_than_the_one_below_in_every_variant(variant: str) -> None:
-    rules = get_rules(variant)
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [*((name, {}) for name in variant_names()), ("school", {"columns": 1})],
+)
+def test_each_step_errs_less_than_the_one_below_in_every_variant(
+    variant: str, options: dict[str, int]
+) -> None:
+    rules = get_rules(variant, options)
     heat = [temperature(rules, level) for level in fallible_levels()]
     assert all(t > 0 for t in heat)
     assert heat == sorted(heat, reverse=True) and len(set(heat)) == len(heat)
     assert points_per_turn(rules) > 0
+
+
+def test_a_one_column_school_sheet_has_temperatures_of_its_own() -> None:
+    one, three = get_rules("school", {"columns": 1}), get_rules("school", {"columns": 3})
+    assert temperature(one, "casual") > temperature(three, "casual")
+    assert temperature(get_rules("school", {"columns": 5}), "casual") == temperature(
+        three, "casual"
+    )
+    with pytest.raises(ValueError, match="not a fallible level"):
+        temperature(three, "expert")
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,10 @@
 
 Every level below the expert is a `FallibleBot` (`bots/fallible.py`): the expert's values of
 every option, chosen by a softmax at the level's temperature. The temperatures are data
-(`bots/data/ladder.json`), per variant where one needs its own ('*' for the rest), chosen so that
-the levels stand apart in every variant; `benchmarks/bots.py --ladder` measures that they do
-(solitaire means and head-to-head win rates, docs/bots.md), and its round-robin measures the
-anchors the ratings give each level (`dicepoker.ratings`).
+(`bots/data/ladder.json`), per rating pool or variant where one needs its own ('*' for the rest),
+chosen so that the levels stand apart everywhere; `benchmarks/bots.py` measures that they do
+(solitaire means, and with `--round-robin` the head-to-head win rate of each step, docs/bots.md)
+and fits the anchors the ratings give each level (`dicepoker.ratings`).
 
 The older levels `random`, `greedy` and `basic` stay as reference players (scripts, benchmarks
 and the API take them, and they are rated too) but are not steps of the ladder: `basic` is
@@ -43,10 +43,12 @@ def fallible_levels() -> tuple[str, ...]:
 
 
 def temperature(rules: Rules, level: str) -> float:
-    """The temperature of a fallible `level` in games of `rules` (their variant's own, else the
-    common one)."""
+    """The temperature of a fallible `level` in games of `rules`: their rating pool's own (a
+    1-column School sheet), else their variant's, else the common one."""
+    from dicepoker.ratings import pool_of
+
     table: dict[str, dict[str, float]] = _data()["temperatures"]
-    found = table.get(rules.variant, table["*"])
+    found = table.get(pool_of(rules)) or table.get(rules.variant) or table["*"]
     try:
         return float(found[level])
     except KeyError:
