@@ -93,10 +93,7 @@ def replay_command(
         fail(str(exc))
     if as_json:
         # The record as checked and the view of where it ends: the API's own shapes.
-        view = game_view(game.state)
-        totals = [player.total for player in view.players]
-        replayed = Replayed(record=typed, state=view, finished=view.finished, totals=totals)
-        typer.echo(replayed.to_json())
+        typer.echo(Replayed.of(typed, game_view(game.state)).to_json())
     else:
         typer.echo(game_text(game.state))
 

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, JsonValue
 
 from dicepoker.protocol.base import Wire
-from dicepoker.protocol.view import GameView
+from dicepoker.protocol.view import Bonus, GameView
 
 
 class _Open(Wire):
@@ -49,10 +49,45 @@ class Record(_Open):
 
 class Replayed(Wire):
     """`dicepoker replay FILE --json`: the record as checked, and the view where it ends; with,
-    as the example records' `NAME.expected.json` give it, whether the game is over and each
-    seat's total (in seat order), so a script compares a replay with its expected result."""
+    as the example records' `NAME.expected.json` give them, the result's facts at the top level
+    (variant, options, whether the game is over, and per seat in seat order the totals, reserve,
+    zeros, strikes, stars earned, upper and Yahtzee bonuses and Joker uses), so that a script
+    compares a replay with an expected result key by key. A fact that does not apply to a
+    variant is 0 (or no stars) for every seat."""
 
     record: Record
     state: GameView
+    variant: str
+    options: dict[str, JsonValue]
     finished: bool
     totals: list[int]
+    reserve: list[int]
+    zeros: list[int]
+    strikes: list[int]
+    bonuses: list[list[Bonus]] = Field(
+        description="per seat, the stars earned in order: [kind, key, value]"
+    )
+    upper_bonus: list[int]
+    yahtzee_bonus: list[int]
+    jokers: list[int] = Field(description="per seat, the Joker uses")
+
+    @classmethod
+    def of(cls, record: Record, view: GameView) -> Replayed:
+        """The facts of where a replayed record ends, read off its view (the API's shape)."""
+        sheets = view.sheets
+        parts = [sheet.breakdown for sheet in sheets]
+        return cls(
+            record=record,
+            state=view,
+            variant=view.rules.variant,
+            options=dict(view.rules.options),
+            finished=view.finished,
+            totals=[player.total for player in view.players],
+            reserve=[part.reserve for part in parts],
+            zeros=[part.zeros for part in parts],
+            strikes=[part.strikes for part in parts],
+            bonuses=[list(sheet.bonuses) for sheet in sheets],
+            upper_bonus=[part.upper_bonus for part in parts],
+            yahtzee_bonus=[part.yahtzee_bonus for part in parts],
+            jokers=[sheet.jokers for sheet in sheets],
+        )
