@@ -11,10 +11,15 @@
   (optimal policy), the same number of games (target ours / theirs >= 2.0).
 - The mean of `--check-games` optimal games (default 100,000) +- its standard error against the
   start value (within 3 standard errors).
+- The second-moment tables (`build_moments`) of `yahtzee`, `yahtzee15` and `poker-dice`: build
+  times (best of `--repeat`), and the mean time of one `Solver.turn_outcomes` call on random
+  positions (random states, hands and rolls left), with the state's turn levels cached and with
+  them computed in the call (`--moments-only`: these figures alone, without yatzy-solver).
 
 Both sides use every core of the machine. Tables are built in memory (no disk cache involved).
 
     python benchmarks/solver.py [--repeat R] [--games N] [--check-games N] [--skip-fresh]
+                                [--moments-only]
 """
 
 from __future__ import annotations
@@ -27,13 +32,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numba
 import numpy as np
 
 from dicepoker.rules import get_rules
-from dicepoker.solver import Solver, build_spec, build_table
+from dicepoker.solver import Position, Solver, build_moments, build_spec, build_table
 
 FRESH_SCRIPT = """
 import json, time
@@ -81,18 +87,69 @@ def fresh_build() -> dict[str, float]:
     return result
 
 
+def run_turn_outcomes(solver: Solver, calls: list[tuple[Position, Any, int]]) -> None:
+    for pos, dice, left in calls:
+        solver.turn_outcomes(pos, dice, left)
+
+
+def moments_figures(repeat: int, calls: int = 2_000) -> dict[str, Any]:
+    """Second-moment build times, and the mean time of a `turn_outcomes` call."""
+    out: dict[str, Any] = {}
+    for variant in ("yahtzee", "yahtzee15", "poker-dice"):
+        solver = Solver.for_rules(get_rules(variant), cache=False)
+        build = partial(build_moments, solver.spec, solver.table)
+        build()  # warm up (compiles the kernels on a fresh install)
+        seconds = best_time(build, repeat)
+        print(f"{variant} moments build: {seconds:.3f} s (value table: {solver.seconds:.3f} s)")
+        out[f"{variant}_moments_build"] = seconds
+    for variant in ("yahtzee", "poker-dice"):
+        solver = Solver.for_rules(get_rules(variant), cache=False)
+        spec = solver.spec
+        space = spec.space
+        chooser = np.random.default_rng(1)
+        states = np.argwhere(~np.isnan(solver.table[: spec.full_mask]))
+        picks = states[chooser.integers(len(states), size=calls)]
+        hands = chooser.integers(space.n_hands, size=calls)
+        lefts = chooser.integers(-1, spec.rerolls + 1, size=calls)  # -1: the turn not rolled yet
+        positions: list[tuple[Position, Any, int]] = []
+        for (filled, flag, upper), hand, left in zip(picks, hands, lefts, strict=True):
+            pos = Position(int(filled), int(flag), int(upper), 0)
+            dice = None if left < 0 else space.hands[int(hand)]
+            positions.append((pos, dice, max(int(left), 0)))
+        # The solver keeps the turn levels of its last 256 states: a pass over all the random
+        # positions computes them in every call, one over the last 200 finds them cached.
+        cold_run = partial(run_turn_outcomes, solver, positions)
+        cold_run()  # warm up (compiles)
+        cold = best_time(cold_run, max(1, repeat // 2)) / len(positions)
+        warm = best_time(partial(run_turn_outcomes, solver, positions[-200:]), repeat) / 200
+        print(
+            f"{variant} turn_outcomes: {warm * 1e6:.1f} us a call with the state's turn levels "
+            f"cached, {cold * 1e6:.1f} us computing them too (mean of {len(positions)} random "
+            "positions)"
+        )
+        out[f"{variant}_turn_outcomes_us"] = {"cached": warm * 1e6, "uncached": cold * 1e6}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each build")
     parser.add_argument("--games", type=int, default=20_000, help="games for the games/s figure")
     parser.add_argument("--check-games", type=int, default=100_000, help="games for the mean")
     parser.add_argument("--skip-fresh", action="store_true", help="skip the fresh-install build")
+    parser.add_argument(
+        "--moments-only", action="store_true", help="only the second moments and turn outcomes"
+    )
     args = parser.parse_args()
-    import yatzy_solver as ys
 
     repeat: int = args.repeat
     out: dict[str, Any] = {"threads": numba.get_num_threads(), "cpus": os.cpu_count()}
     print(f"threads: numba {out['threads']}, cpus {out['cpus']}")
+    if args.moments_only:
+        out["moments"] = moments_figures(repeat)
+        print(json.dumps(out))
+        return
+    import yatzy_solver as ys
 
     # Warm up: load every compiled kernel from numba's cache (or compile it once).
     ours_yahtzee = build_ours("yahtzee")
@@ -161,6 +218,7 @@ def main() -> None:
         "z": z,
         "within_3_se": abs(z) < 3,
     }
+    out["moments"] = moments_figures(repeat)
     print(json.dumps(out))
 
 

@@ -3,8 +3,9 @@
 Every score and rule is derived from the variant's `Rules` (see `spec.py`); the table of expected
 future points for every state between turns is built with numba (`table.py`, `kernels.py`),
 cached on disk with a hash of the game's definition in its header, and memory-mapped on load.
-`Solver` (`policy.py`) values every legal action of an engine state and plays optimal games.
-See docs/solver.md.
+`Solver` (`policy.py`) values every legal action of an engine state and plays optimal games; for
+win probabilities it also gives the spread of the points to come and how a turn can end
+(`moments.py`). See docs/solver.md.
 """
 
 from importlib import import_module
@@ -24,6 +25,7 @@ from dicepoker.solver.spec import (
 
 if TYPE_CHECKING:
     from dicepoker.solver.command import SolveReport, solve, solve_rules
+    from dicepoker.solver.moments import TurnOutcomes, build_moments, load_moments, moments_path
     from dicepoker.solver.policy import Position, Solver, SolverError, clear_solvers
     from dicepoker.solver.table import (
         build_table,
@@ -37,6 +39,10 @@ _LAZY = {
     "SolveReport": "command",
     "solve": "command",
     "solve_rules": "command",
+    "TurnOutcomes": "moments",
+    "build_moments": "moments",
+    "load_moments": "moments",
+    "moments_path": "moments",
     "Position": "policy",
     "Solver": "policy",
     "SolverError": "policy",
@@ -65,12 +71,16 @@ __all__ = [
     "Solver",
     "SolverError",
     "SolverSpec",
+    "TurnOutcomes",
     "UnsupportedRulesError",
+    "build_moments",
     "build_spec",
     "build_table",
     "cache_dir",
     "clear_solvers",
+    "load_moments",
     "load_table",
+    "moments_path",
     "save_table",
     "solve",
     "solve_rules",

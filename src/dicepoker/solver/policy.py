@@ -6,6 +6,11 @@ come with optimal play) of every legal action of the player to move, seen as a s
 that player's sheet; `best_action(state)` picks the best. Within the turn the values come from an
 expectimax over the 252 outcomes and 462 keeps on top of the table, computed with the same
 arithmetic as the table itself.
+
+For win probabilities the solver also gives the spread of the points to come (`moments`: mean
+and variance, from a second-moment table cached next to the value table) and the exact
+distribution of how a turn ends under its policy (`turn_outcomes`, `keep_outcomes`,
+`cell_outcome`); see `moments.py`.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ from dicepoker.engine import (
 from dicepoker.rules.model import Rules
 from dicepoker.solver import kernels
 from dicepoker.solver.dice import FloatArray, IntArray
+from dicepoker.solver.moments import TurnOutcomes, obtain_moments, turn_outcomes
 from dicepoker.solver.spec import SolverSpec, build_spec
-from dicepoker.solver.table import obtain_table
+from dicepoker.solver.table import Loaded, obtain_table
 
 _TURN_CACHE = 256
 # Games that share one computation of a state's turn values in the simulator (at most).
@@ -78,6 +84,8 @@ class Solver:
         self._turns: OrderedDict[tuple[int, int, int], FloatArray] = OrderedDict()
         self._lock = threading.Lock()
         self._score_f = spec.score.astype(np.float64)
+        self._moments: Loaded | None = None
+        self._moments_lock = threading.Lock()
 
     @classmethod
     def for_rules(
@@ -278,6 +286,138 @@ class Solver:
                 space.faces,
             )
         return scores
+
+    # --- the spread of the points to come, and how a turn ends ---------------------------------
+
+    def moments_table(self) -> Loaded:
+        """The second moments of the points to come (`moments.build_moments`), with where they
+        came from: loaded from next to the value table, or built on first use and stored there
+        (kept in memory only when the value table is: `cache=False` or a read-only cache).
+
+        Built lazily because they cost a few times the value table's build and only win
+        probabilities need them."""
+        loaded = self._moments
+        if loaded is None:
+            with self._moments_lock:
+                loaded = self._moments
+                if loaded is None:
+                    path = self.path
+                    loaded = obtain_moments(
+                        self.spec,
+                        self.table,
+                        cache=path is not None,
+                        directory=path.parent if path is not None else None,
+                    )
+                    self._moments = loaded
+        return loaded
+
+    def moments(self, filled: int, flag: int = 0, upper: int = 0) -> tuple[float, float]:
+        """(mean, variance) of the points still to come from the start of a turn in this state,
+        under the optimal (expected-score) policy; the variance is clipped at 0 against rounding.
+        NaN for a state that cannot occur, like `state_value`."""
+        u = min(upper, self.spec.upper_cap)
+        second = self.moments_table().table
+        mean = float(self.table[filled, flag, u])
+        variance = float(second[filled, flag, u]) - mean * mean
+        if variance < 0.0:  # (NaN stays NaN)
+            variance = 0.0
+        return mean, variance
+
+    def _turn_state(self, pos: Position) -> tuple[int, int, int]:
+        """`pos` as a state with a turn to play (the upper total capped), or SolverError."""
+        spec = self.spec
+        u = min(pos.upper, spec.upper_cap)
+        if not (0 <= pos.filled < spec.full_mask and 0 <= pos.flag < spec.n_flags and u >= 0):
+            raise SolverError(f"no turn to play from {pos}")
+        if np.isnan(self.table[pos.filled, pos.flag, u]):
+            raise SolverError(f"{pos} cannot occur in {spec.rules.variant}")
+        return pos.filled, pos.flag, u
+
+    def _outcomes(self, pos: Position, start: int, left: int) -> TurnOutcomes:
+        filled, flag, upper = self._turn_state(pos)
+        levels = self.turn_values(filled, flag, upper)
+        return turn_outcomes(self.spec, self.table, levels, filled, flag, upper, start, left)
+
+    def turn_outcomes(
+        self, pos: Position, dice: tuple[int, ...] | None, rerolls_left: int
+    ) -> TurnOutcomes:
+        """How this turn ends under the optimal policy: the exact distribution of (points the
+        cell move gains, state after it), each distinct outcome once.
+
+        `dice=None`: the turn has not been rolled yet (the whole turn; `rerolls_left` is then
+        ignored). Otherwise `dice` is the current roll and `rerolls_left` the rolls still
+        allowed (0: the cell move is now). The policy's choices are `play_turn`'s, ties included,
+        so `sum(prob * (gain + state_value(next)))` is the position's value."""
+        spec = self.spec
+        space = spec.space
+        if dice is None:
+            return self._outcomes(pos, space.empty_keep, spec.rerolls)
+        if not 0 <= rerolls_left <= spec.rerolls:
+            raise SolverError(
+                f"{spec.rules.variant} allows 0..{spec.rerolls} rerolls, not {rerolls_left}"
+            )
+        return self._outcomes(pos, space.outcome_base + self._hand(dice), rerolls_left)
+
+    def keep_outcomes(
+        self, pos: Position, kept_dice: tuple[int, ...], rerolls_left_after: int
+    ) -> TurnOutcomes:
+        """How the turn ends when the player keeps `kept_dice`, rerolls the other dice now and then
+        plays on optimally; `rerolls_left_after` is the rolls still allowed after this reroll.
+
+        The value of that hold (`action_values`) is `sum(prob * (gain + state_value(next)))`."""
+        spec = self.spec
+        space = spec.space
+        keep = space.keep_index.get(tuple(sorted(kept_dice)))
+        if keep is None or len(kept_dice) >= space.dice:
+            raise SolverError(f"cannot keep {kept_dice} and reroll the other dice")
+        if not 0 <= rerolls_left_after < spec.rerolls:
+            raise SolverError(
+                f"after a reroll {spec.rules.variant} allows 0..{spec.rerolls - 1} more, "
+                f"not {rerolls_left_after}"
+            )
+        return self._outcomes(pos, keep, rerolls_left_after)
+
+    def cell_outcome(
+        self, pos: Position, dice: tuple[int, ...], row_index: int
+    ) -> tuple[int, Position]:
+        """Filling row `row_index` with `dice` now: the points it gains (bonuses included, as
+        `cell_values`) and the position after it (its points are `pos.points` plus the gain).
+        SolverError where the rules forbid that row."""
+        filled, flag, upper = self._turn_state(pos)
+        spec = self.spec
+        k = spec.kernel_rules()
+        outcome = self._hand(dice)
+        allowed, jok = kernels.allowed_rows(
+            filled, outcome, k.yahtzee_face, k.joker_masks, k.box, k.joker, k.n_rows
+        )
+        if not (0 <= row_index < spec.n_rows and (allowed >> row_index) & 1):
+            raise SolverError(f"row {row_index} may not be filled with {dice} here")
+        _, gain, nflag, nupper = kernels.move_value(
+            self.table,
+            filled,
+            flag,
+            upper,
+            row_index,
+            outcome,
+            jok,
+            k.score,
+            k.joker_score,
+            k.is_upper,
+            k.box,
+            k.box_pays,
+            k.joker_bonus,
+            k.upper_cap,
+            k.upper_gain,
+            k.upper_next,
+        )
+        gain = int(gain)
+        return gain, Position(filled | (1 << row_index), int(nflag), int(nupper), pos.points + gain)
+
+    def _hand(self, dice: tuple[int, ...]) -> int:
+        try:
+            return self.spec.space.outcome_index(dice)
+        except ValueError as error:
+            raise SolverError(str(error)) from None
 
 
 _SOLVERS: dict[tuple[Rules, str | None, bool], Solver] = {}

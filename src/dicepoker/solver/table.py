@@ -8,6 +8,8 @@ On disk a table is one file: the magic `DPTABLE\\n`, the header length (8 bytes,
 a JSON header (format version, the SHA-256 of the game's canonical description, the description,
 shape, dtype, data offset, start value) and the float64 values, read back with `numpy.memmap`.
 A header whose format or hash differs from the rules asked for is a stale table: it is rebuilt.
+Other arrays of the same shape (the second moments of `moments.py`) are kept the same way, with a
+`kind` in their header and as their file suffix, so that one kind is never read as another.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,9 @@ from dicepoker.solver.spec import FORMAT_VERSION, SolverSpec, upper_columns
 MAGIC = b"DPTABLE\n"
 ALIGN = 64
 CACHE_ENV = "DICEPOKER_CACHE_DIR"
+#: The kind of the value table: its file suffix; its header has no `kind` field (the format it
+#: always had), every other kind names itself there.
+TABLE_KIND = "table"
 
 
 def cache_dir() -> Path:
@@ -41,19 +47,20 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("dicepoker")) / "tables"
 
 
-def table_name(spec: SolverSpec) -> str:
-    """File name of a game's table: the variant and its options (the hash is in the header)."""
+def table_name(spec: SolverSpec, kind: str = TABLE_KIND) -> str:
+    """File name of a game's table: the variant and its options (the hash is in the header), with
+    `kind` as the suffix."""
     rules = spec.rules
     parts = [rules.variant]
     for name, value in sorted(rules.options):
         parts.append(f"{name}={int(value)}")
     safe = "-".join(parts)
     safe = "".join(ch if ch.isalnum() or ch in "-_=." else "_" for ch in safe)
-    return f"{safe}.table"
+    return f"{safe}.{kind}"
 
 
-def table_path(spec: SolverSpec, directory: Path | None = None) -> Path:
-    return (directory if directory is not None else cache_dir()) / table_name(spec)
+def table_path(spec: SolverSpec, directory: Path | None = None, kind: str = TABLE_KIND) -> Path:
+    return (directory if directory is not None else cache_dir()) / table_name(spec, kind)
 
 
 def _layers(spec: SolverSpec) -> tuple[IntArray, IntArray]:
@@ -111,8 +118,14 @@ class TableHeader:
     fields: dict[str, Any]
 
 
-def _header_fields(spec: SolverSpec, table: FloatArray, seconds: float) -> dict[str, Any]:
-    return {
+def _header_fields(
+    spec: SolverSpec,
+    table: FloatArray,
+    seconds: float,
+    kind: str = TABLE_KIND,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    fields = {
         "format": FORMAT_VERSION,
         "digest": spec.digest,
         "variant": spec.rules.variant,
@@ -123,11 +136,27 @@ def _header_fields(spec: SolverSpec, table: FloatArray, seconds: float) -> dict[
         "build_seconds": round(seconds, 6),
         "description": spec.description,
     }
+    if kind != TABLE_KIND:
+        fields["kind"] = kind
+    if extra:
+        fields.update(extra)
+    return fields
 
 
-def save_table(spec: SolverSpec, table: FloatArray, path: Path, seconds: float = 0.0) -> None:
-    """Write `table` to `path` atomically (a temporary file, then a rename)."""
-    fields = _header_fields(spec, table, seconds)
+def save_table(
+    spec: SolverSpec,
+    table: FloatArray,
+    path: Path,
+    seconds: float = 0.0,
+    *,
+    kind: str = TABLE_KIND,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Write `table` to `path` atomically (a temporary file, then a rename).
+
+    `kind` (when not the value table) and the `extra` fields go into the header, where
+    `load_table` checks them."""
+    fields = _header_fields(spec, table, seconds, kind, extra)
     fields["offset"] = 0
     text = json.dumps(fields, sort_keys=True).encode("utf-8")
     # The offset is in the header itself: fix it once the header's length is known.
@@ -173,14 +202,24 @@ def read_header(path: Path) -> TableHeader | None:
         return None
 
 
-def load_table(spec: SolverSpec, path: Path) -> FloatArray | None:
-    """The table at `path`, memory-mapped, if it was built for exactly these rules; else None."""
+def load_table(
+    spec: SolverSpec,
+    path: Path,
+    *,
+    kind: str = TABLE_KIND,
+    expect: Mapping[str, Any] | None = None,
+) -> FloatArray | None:
+    """The table at `path`, memory-mapped, if it was built for exactly these rules; else None.
+
+    The header's `kind` (absent: the value table) and the `expect` fields must match too."""
     header = read_header(path)
     if header is None:
         return None
     fields = header.fields
     if (
-        fields.get("format") != FORMAT_VERSION
+        fields.get("kind", TABLE_KIND) != kind
+        or any(fields.get(name) != value for name, value in (expect or {}).items())
+        or fields.get("format") != FORMAT_VERSION
         or header.digest != spec.digest
         or header.shape != spec.table_shape
         or fields.get("dtype") != "<f8"
