@@ -49,6 +49,7 @@ from dicepoker.bots.school_net import (
     spread_for,
 )
 from dicepoker.engine import GameState, sheet_breakdown
+from dicepoker.winprob.mixture import normal_cdf
 
 # The race at the end of a game with rivals: in the mover's last ENDGAME_TURNS turns, the value of
 # a sheet counts its chance of winning, WIN_POINTS points for a sure win (how they were chosen and
@@ -63,18 +64,6 @@ RISK = 0.3
 
 def _rivals(state: GameState) -> list[int]:
     return [seat for seat in state.contenders if seat != state.seat and seat not in state.forfeited]
-
-
-def normal_cdf(z: FloatArray) -> FloatArray:
-    """The standard normal distribution function (Abramowitz and Stegun 7.1.26, error < 1.5e-7;
-    numpy has no erf)."""
-    x = np.abs(z) / np.sqrt(2.0)
-    t = 1.0 / (1.0 + 0.3275911 * x)
-    poly = (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
-    poly = poly + 0.254829592
-    erf = 1.0 - poly * t * np.exp(-x * x)
-    out: FloatArray = 0.5 * (1.0 + np.sign(z) * erf)
-    return out
 
 
 class SchoolValue:

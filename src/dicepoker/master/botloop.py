@@ -20,8 +20,9 @@ from collections.abc import Callable, Generator
 from typing import NamedTuple, Protocol
 
 from dicepoker.bots import make_bot
-from dicepoker.engine import Action, GameState
+from dicepoker.engine import Action, GameState, autoplay_action
 from dicepoker.master.refusal import Refusal
+from dicepoker.rules import Rules
 
 log = logging.getLogger("dicepoker.master")
 
@@ -101,3 +102,10 @@ def run(
     except StopIteration as stop:
         result: Refusal | None = stop.value
         return result
+
+
+def auto_chooser(rules: Rules) -> Callable[[GameState], Action]:
+    """How auto-play chooses: the variant's auto-play rule, or a greedy bot where it has none."""
+    if rules.autoplay is not None:
+        return autoplay_action
+    return make_bot("greedy").choose

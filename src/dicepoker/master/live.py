@@ -90,6 +90,9 @@ class LiveGame:
     held: tuple[int, tuple[int, ...]] | None = None
     # Asked to be rated (docs/api.md, "Ratings").
     rated: bool = False
+    # Each seat's chance of finishing first, and the seq it was judged at (dicepoker.winprob):
+    # only news while the game is still at that seq.
+    chances: tuple[int, tuple[float, ...]] | None = None
 
     @property
     def state_view(self) -> GameView:
@@ -189,9 +192,26 @@ class LiveGame:
 
     def meta(self) -> dict[str, Any]:
         """What every message with a `status` carries besides the view."""
-        return {
+        out: dict[str, Any] = {
             "status": self.status,
             "seats": self.public_seats(),
             "clock": self.clock(),
             "fair_dice": self.fair_dice(),
         }
+        chances = self.win_probability()
+        if chances is not None:
+            out["win_probability"] = chances
+        return out
+
+    def win_probability(self) -> list[float] | None:
+        """Each seat's chance of finishing first at this seq, when it was judged (games with
+        rivals, where the server judges them)."""
+        if self.chances is None or self.chances[0] != self.seq:
+            return None
+        return list(self.chances[1])
+
+    def levels(self) -> tuple[str | None, ...]:
+        """The level each seat plays at where it is known (a bot's), for the win probability."""
+        return tuple(
+            str(seat.get("level")) if seat.get("kind") == "bot" else None for seat in self.seats
+        )

@@ -28,20 +28,20 @@ from dicepoker.dice import DiceSource, FixedDice, SecretDice
 from dicepoker.engine import (
     Action,
     GameOverError,
-    GameState,
     IllegalActionError,
     NotationError,
     NotYourTurnError,
     Roll,
-    autoplay_action,
     parse_action,
     reason_key,
 )
 from dicepoker.engine import apply as engine_apply
 from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
+from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
 from dicepoker.master.bus import LEASE_SECONDS
+from dicepoker.master.forecast import Forecast, judge
 from dicepoker.master.live import LiveGame, RecordingDice, Trail, utcnow
 from dicepoker.master.newgame import rules_with_clock
 from dicepoker.master.refusal import Refusal
@@ -78,8 +78,10 @@ class GameMaster:
         *,
         dice: DiceSource | None = None,
         now: Callable[[], datetime] = utcnow,
+        forecast: Forecast | None = None,
     ) -> None:
         self.store = store
+        self.forecast = forecast  # who is winning (master/forecast.py); None: not judged
         # The time that withheld seeds are revealed by (injected by tests).
         self.now = now
         self.broadcaster = broadcaster or Broadcaster()
@@ -296,7 +298,9 @@ class GameMaster:
         if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
             # An event committed after our read was announced before the game was here.
             async with live.lock:
-                await self._catch_up(live)
+                await self._catch_up(live)  # (which judges the position)
+        else:
+            await judge(self.forecast, live)
         return live
 
     def release(self, live: LiveGame) -> None:
@@ -419,6 +423,7 @@ class GameMaster:
         live.note_move(before, action, auto)
         live.game.advance(action, after, auto=auto)
         self._moved(live, stored, status)
+        await judge(self.forecast, live)
         await self.broadcaster.committed(live, stored)
         return stored.seq
 
@@ -439,7 +444,7 @@ class GameMaster:
         when the game moved meanwhile (the player's own intent came first), the action is
         chosen again on the new state, so auto-play never undoes what the player did.
         """
-        choose = _auto_chooser(live.rules)
+        choose = auto_chooser(live.rules)
         turn: int | None = None
         while True:
             state, seq = live.game.state, live.seq
@@ -524,6 +529,7 @@ class GameMaster:
                     )
                     told = message.get("told")
                     self._replay(live, stored, told if isinstance(told, str) else None)
+                    await judge(self.forecast, live)
                     return
             if not await self._catch_up(live):
                 self.games.pop(live.id, None)  # deleted (`dicepoker admin delete-game`)
@@ -556,6 +562,7 @@ class GameMaster:
             self.broadcaster.seats_changed(live)
         for stored in await self.store.events(live.id, after=live.seq):
             self._replay(live, stored)
+        await judge(self.forecast, live)
         self.look(live)
         return True
 
@@ -586,10 +593,3 @@ def _turn_refusal(live: LiveGame, seat: int) -> Refusal | None:
     else:
         return None
     return Refusal(problem.code, problem.reason)
-
-
-def _auto_chooser(rules: Rules) -> Callable[[GameState], Action]:
-    """How auto-play chooses: the variant's auto-play rule, or a greedy bot where it has none."""
-    if rules.autoplay is not None:
-        return autoplay_action
-    return make_bot("greedy").choose

@@ -88,6 +88,11 @@ class EventEntry(Wire):
 
 # --- server -> client ------------------------------------------------------------------------
 
+WIN_PROBABILITY = (
+    "each seat's chance of finishing first (ties shared), summing to 1, in seat order: games "
+    "with rivals, once the server has judged the position (dicepoker.winprob; absent before)"
+)
+
 
 class WelcomeMessage(Tagged):
     """Sent on connect. `seat` is null for a spectator."""
@@ -99,6 +104,7 @@ class WelcomeMessage(Tagged):
     seats: list[SeatView]
     clock: ClockView | None
     fair_dice: FairDiceView | None
+    win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView
 
 
@@ -114,6 +120,7 @@ class EventMessage(Tagged):
     seats: list[SeatView]
     clock: ClockView | None
     fair_dice: FairDiceView | None
+    win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView
 
 
@@ -127,6 +134,7 @@ class SyncMessage(Tagged):
     seats: list[SeatView]
     clock: ClockView | None
     fair_dice: FairDiceView | None
+    win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView
 
 
@@ -138,6 +146,7 @@ class SeatsMessage(Tagged):
     seats: list[SeatView]
     clock: ClockView | None
     fair_dice: FairDiceView | None
+    win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView
 
 

@@ -11,7 +11,13 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, JsonValue, WithJsonSchema, field_validator
 
 from dicepoker.protocol.base import Absent, Strict, Wire, absent
-from dicepoker.protocol.messages import ClockView, FairDiceView, SeatView, Status
+from dicepoker.protocol.messages import (
+    WIN_PROBABILITY,
+    ClockView,
+    FairDiceView,
+    SeatView,
+    Status,
+)
 from dicepoker.protocol.record import Record
 from dicepoker.protocol.refusals import CODES
 from dicepoker.protocol.view import GameView, RulesView
@@ -138,6 +144,7 @@ class GameInfo(Wire):
     seats: list[SeatView]
     clock: ClockView | None
     fair_dice: FairDiceView | None
+    win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView
     rated: bool = Field(default=False, description="asked to be rated when it ends")
 

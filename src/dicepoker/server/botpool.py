@@ -34,20 +34,36 @@ _bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 _rules: dict[str, Any] = {}
 
 
-def _decide(key: tuple[str, int, str], variant: str, options: str, fields: tuple[Any, ...]) -> str:
-    """In the worker: the action of the bot of `key` (game, seat, level) in the state whose
-    fields after `rules` are `fields`."""
-    from dicepoker.bots import make_bot
+def _rules_of(variant: str, options: str) -> Any:
     from dicepoker.rules import get_rules
 
     rules = _rules.get(variant + options)
     if rules is None:
         rules = _rules[variant + options] = get_rules(variant, json.loads(options))
+    return rules
+
+
+def _decide(key: tuple[str, int, str], variant: str, options: str, fields: tuple[Any, ...]) -> str:
+    """In the worker: the action of the bot of `key` (game, seat, level) in the state whose
+    fields after `rules` are `fields`."""
+    from dicepoker.bots import make_bot
+
+    rules = _rules_of(variant, options)
     bot = _bots.pop(key, None) or make_bot(key[2])
     _bots[key] = bot
     while len(_bots) > KEEP_BOTS:
         _bots.popitem(last=False)
     return str(bot.choose(GameState(rules, *fields)))
+
+
+def _forecast(
+    variant: str, options: str, fields: tuple[Any, ...], levels: tuple[str | None, ...]
+) -> tuple[float, ...] | None:
+    """In the worker: each seat's chance of winning in the state whose fields after `rules`
+    are `fields`."""
+    from dicepoker.winprob import forecast
+
+    return forecast(GameState(_rules_of(variant, options), *fields), levels)
 
 
 class BotPool:
@@ -89,6 +105,15 @@ class BotPool:
             self.close()
             raise
         return parse_action(text)
+
+    async def forecast(
+        self, state: GameState, levels: tuple[str | None, ...]
+    ) -> tuple[float, ...] | None:
+        """Each seat's chance of winning in `state` (dicepoker.winprob), judged in a worker,
+        which keeps the solver's tables and its cache of positions."""
+        rules = state.rules
+        options = json.dumps(rules.option_dict, sort_keys=True)
+        return await self.run(_forecast, rules.variant, options, tuple(state)[1:], levels)
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """A whole computation in a worker (the daily challenge's par: the expert plays a game):

@@ -7,6 +7,7 @@ worker pool; the routes reach them through the dependencies below.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,6 +27,7 @@ from dicepoker.master import (
     Thinker,
     TurnClock,
 )
+from dicepoker.master.forecast import Forecast
 from dicepoker.master.live import utcnow
 from dicepoker.server.accounts import Accounts
 from dicepoker.server.analysis import AnalysisCache
@@ -52,6 +54,16 @@ class PoolThinker:
 
     def close(self) -> None:
         self.pool.close()
+
+
+async def forecast_in_thread(
+    state: GameState, levels: tuple[str | None, ...]
+) -> tuple[float, ...] | None:
+    """Each seat's chance of winning, judged in a thread of the server's process (no workers);
+    None while the variant's tables are being made ready (`dicepoker.winprob.forecast`)."""
+    from dicepoker.winprob import forecast
+
+    return await asyncio.to_thread(forecast, state, levels)
 
 
 def pool_par(pool: BotPool) -> ParRunner:
@@ -92,8 +104,13 @@ class Services:
         """The services of one app; `now` is the clock of the daily challenge's days and of
         withheld seeds (tests move it)."""
         store = Store(settings.database)
-        master = GameMaster(store, Broadcaster(make_bus(settings.redis_url)), now=now)
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
+        forecast: Forecast | None = None
+        if settings.win_probability:
+            forecast = pool.forecast if pool is not None else forecast_in_thread
+        master = GameMaster(
+            store, Broadcaster(make_bus(settings.redis_url)), now=now, forecast=forecast
+        )
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
         runner = pool_par(pool) if pool is not None else par_in_thread
         analyses = AnalysisCache()

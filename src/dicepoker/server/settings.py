@@ -30,6 +30,9 @@ class Settings:
     redis_url: str | None = None
     # Processes in which bots think (0: a thread of the server process itself).
     bot_workers: int = 1
+    # Judge each seat's chance of winning after every event of a game with rivals (in the bot
+    # workers, else a thread).
+    win_probability: bool = True
     # Rate limits (security.py; 0 switches one off): messages per WebSocket connection, and
     # requests that create something (games, joins, record imports) per client address.
     ws_rate: float = 10.0

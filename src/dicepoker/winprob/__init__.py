@@ -1,0 +1,163 @@
+"""Who is winning: each seat's chance of finishing first, from any position of a game with rivals.
+
+A backend describes each seat's final total as a distribution (`ScoreDistribution`, a mixture of
+normals): `sheets` for the variants the exact solver plays (the points the sheet holds, exactly how
+the current turn can end under the expert's play, then the mean and spread of the rest from the
+solver's tables), `school` for School (the value network and its measured spread). `win_chances`
+compares the seats' distributions; ties are shared. Each seat is assumed to play like the expert
+from here on, unless `skill` says otherwise (docs/analysis.md, "Win probability").
+
+Solitaire games have no win probability (None). A finished game gives its winner 1 (seats
+sharing first place, in the variants without a tie-break, share it); a tie-break
+game, played on fresh sheets until a round ends with someone ahead, gives each contender an equal
+share. Results are cached per position.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from threading import Lock, Thread
+
+from dicepoker.engine import GameState, ranking
+from dicepoker.rules import Rules
+from dicepoker.winprob.mixture import ScoreDistribution, normal_cdf, win_chances
+from dicepoker.winprob.skill import Handicap, handicap, handicapped
+
+#: Per seat, the level it plays at (None: like the expert); a bot seat's level, say.
+Levels = Sequence[str | None]
+
+log = logging.getLogger("dicepoker.winprob")
+
+_CACHE_SIZE = 4096
+_cache: OrderedDict[tuple[GameState, tuple[str | None, ...]], tuple[float, ...]] = OrderedDict()
+_lock = Lock()
+
+
+class NoModelError(LookupError):
+    """No backend can judge these rules (a variant neither the solver nor a School network
+    covers)."""
+
+
+def seat_distributions(state: GameState) -> list[ScoreDistribution | None]:
+    """Each seat's final total as a distribution (None: a seat that forfeited)."""
+    from dicepoker import solver
+
+    if solver.supports(state.rules):
+        from dicepoker.winprob.sheets import sheet_distributions
+
+        return sheet_distributions(state)
+    from dicepoker.winprob.school import school_distributions
+
+    return school_distributions(state)
+
+
+def turns_left(state: GameState, seat: int) -> int:
+    """The turns `seat` still plays in the main game (the mover's current turn included)."""
+    return state.rules.cells - state.sheets[seat].filled
+
+
+def ready(rules: Rules) -> bool:
+    """Whether a position of these rules is judged at once (the backend's tables are loaded in
+    this process); `prepare` loads them."""
+    from dicepoker import solver
+
+    if solver.supports(rules):
+        from dicepoker.winprob.sheets import ready as sheets_ready
+
+        return sheets_ready(rules)
+    return True
+
+
+def prepare(rules: Rules) -> None:
+    """Load (the first time: build) what judging positions of these rules needs."""
+    from dicepoker import solver
+
+    if solver.supports(rules):
+        from dicepoker.winprob.sheets import prepare as prepare_sheets
+
+        prepare_sheets(rules)
+
+
+_preparing: set[Rules] = set()
+
+
+def forecast(state: GameState, levels: Levels | None = None) -> tuple[float, ...] | None:
+    """`win_probability` for a server, which must answer at once: None while the backend of
+    these rules is not ready in this process, which it then gets ready in a thread of its own
+    (a value table built the first time takes seconds; the game goes on without a forecast)."""
+    rules = state.rules
+    if not ready(rules):
+        with _lock:
+            start = rules not in _preparing
+            _preparing.add(rules)
+        if start:
+            Thread(target=_prepare_quietly, args=(rules,), daemon=True, name="winprob").start()
+        return None
+    return win_probability(state, levels)
+
+
+def _prepare_quietly(rules: Rules) -> None:
+    try:
+        prepare(rules)
+    except Exception:
+        log.warning("could not prepare win probabilities of %s", rules.variant, exc_info=True)
+    finally:
+        with _lock:
+            _preparing.discard(rules)
+
+
+def _chances(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+    seats = len(state.players)
+    if state.finished:
+        first = [standing.seat for standing in ranking(state) if standing.place == 1]
+        return tuple(1.0 / len(first) if seat in first else 0.0 for seat in range(seats))
+    if state.stage > 0:
+        live = [seat for seat in state.contenders if seat not in state.forfeited]
+        return tuple(1.0 / len(live) if seat in live else 0.0 for seat in range(seats))
+    dists = seat_distributions(state)
+    for seat, level in enumerate(levels):
+        dist = dists[seat]
+        if dist is not None and level is not None:
+            hand = handicap(state.rules, level)
+            dists[seat] = handicapped(dist, turns_left(state, seat), hand)
+    return tuple(win_chances(dists))
+
+
+def win_probability(state: GameState, levels: Levels | None = None) -> tuple[float, ...] | None:
+    """Each seat's chance of finishing first (summing to 1), or None in a solitaire game.
+    `levels`: the level each seat plays at, where known (see `skill.py`)."""
+    if len(state.players) < 2:
+        return None
+    played = tuple(levels) if levels is not None else (None,) * len(state.players)
+    if len(played) != len(state.players):
+        raise ValueError("one level per seat")
+    key = (state, played)
+    with _lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return found
+    chances = _chances(state, played)
+    with _lock:
+        _cache[key] = chances
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return chances
+
+
+__all__ = [
+    "Handicap",
+    "Levels",
+    "NoModelError",
+    "ScoreDistribution",
+    "forecast",
+    "normal_cdf",
+    "prepare",
+    "ready",
+    "seat_distributions",
+    "turns_left",
+    "win_chances",
+    "win_probability",
+]

@@ -1,0 +1,162 @@
+"""Each seat's final total as a distribution, and each seat's chance of finishing first.
+
+The backends (`sheets.py` for the single-sheet presets, `school.py` for School) describe a seat's
+final total as a mixture of normal distributions: exact where they know it exactly (the points a
+sheet already holds, how the current turn can end), normal for the turns after. Totals are
+whole numbers, so a mixture is put on the integer grid (each normal component's mass between
+x - 1/2 and x + 1/2 goes to x) and the seats are compared there: seat i finishes first with
+the chance that every other seat ends lower, and a tie of k seats for first counts 1/k for each
+of them (a tie is settled by a tie-break game between the tied seats, which none of them is
+favoured in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+#: How many standard deviations of a component the grid covers on each side.
+REACH = 7.0
+
+
+def normal_cdf(z: FloatArray) -> FloatArray:
+    """The standard normal distribution function (Abramowitz and Stegun 7.1.26, error < 1.5e-7;
+    numpy has no erf)."""
+    x = np.abs(z) / np.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.3275911 * x)
+    poly = (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
+    poly = poly + 0.254829592
+    erf = 1.0 - poly * t * np.exp(-x * x)
+    out: FloatArray = 0.5 * (1.0 + np.sign(z) * erf)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreDistribution:
+    """A seat's final total: a mixture of normals (`weights` sum to 1; a component whose `sds`
+    is 0 is a point mass at its mean)."""
+
+    weights: FloatArray
+    means: FloatArray
+    sds: FloatArray
+
+    @classmethod
+    def exact(cls, total: float) -> ScoreDistribution:
+        """A total that is known: a seat with no turn left."""
+        return cls.normal(total, 0.0)
+
+    @classmethod
+    def normal(cls, mean: float, sd: float) -> ScoreDistribution:
+        return cls(np.ones(1), np.array([float(mean)]), np.array([max(0.0, float(sd))]))
+
+    @classmethod
+    def mixture(
+        cls,
+        weights: Sequence[float] | FloatArray,
+        means: Sequence[float] | FloatArray,
+        sds: Sequence[float] | FloatArray,
+    ) -> ScoreDistribution:
+        w = np.asarray(weights, dtype=np.float64)
+        total = float(w.sum())
+        if not (len(w) > 0 and total > 0 and np.all(w >= 0)):
+            raise ValueError("a mixture needs non-negative weights with a positive sum")
+        m = np.asarray(means, dtype=np.float64)
+        s = np.maximum(np.asarray(sds, dtype=np.float64), 0.0)
+        if not (m.shape == w.shape == s.shape):
+            raise ValueError("weights, means and sds differ in length")
+        return cls(w / total, m, s)
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(self.weights, self.means))
+
+    @property
+    def sd(self) -> float:
+        second = float(np.dot(self.weights, self.sds**2 + self.means**2))
+        return float(np.sqrt(max(0.0, second - self.mean**2)))
+
+    def bounds(self) -> tuple[int, int]:
+        """The whole numbers outside which the distribution has no mass to speak of."""
+        low = self.means - REACH * self.sds
+        high = self.means + REACH * self.sds
+        return int(np.floor(low.min())) - 1, int(np.ceil(high.max())) + 1
+
+    def pmf(self, low: int, high: int) -> FloatArray:
+        """The probability of each whole total from `low` to `high` (inclusive)."""
+        from dicepoker.winprob.kernels import mixture_pmf
+
+        out = np.zeros(high - low + 1)
+        order = np.lexsort((self.means, self.sds))
+        mixture_pmf(self.weights[order], self.means[order], self.sds[order], low, REACH, out)
+        total = out.sum()
+        return out / total if total > 0 else out
+
+
+def win_chances(seats: Sequence[ScoreDistribution | None]) -> list[float]:
+    """Each seat's chance of finishing first (ties shared); a seat given as None is out of the
+    race (it forfeited) and gets 0. The chances sum to 1 when any seat is in the race."""
+    live = [index for index, seat in enumerate(seats) if seat is not None]
+    out = [0.0] * len(seats)
+    if not live:
+        return out
+    if len(live) == 1:
+        out[live[0]] = 1.0
+        return out
+    dists = [seats[index] for index in live]
+    spans = [dist.bounds() for dist in dists if dist is not None]
+    low = min(span[0] for span in spans)
+    high = max(span[1] for span in spans)
+    pmfs = [dist.pmf(low, high) for dist in dists if dist is not None]
+    for i in range(len(pmfs)):
+        others = pmfs[:i] + pmfs[i + 1 :]
+        out[live[i]] = float(np.dot(pmfs[i], _share(others, len(pmfs[i]))))
+    total = sum(out)
+    return [value / total for value in out] if total > 0 else out
+
+
+def _share(others: Sequence[FloatArray], size: int) -> FloatArray:
+    """For each point of a grid: the share of first place of a seat ending there, against
+    seats whose totals have these probabilities on the same grid (a tie of k: 1/k each)."""
+    n = len(others) + 1
+    # poly[t][x]: the chance that every other seat ends at x or lower, t of them at x.
+    poly = np.zeros((n, size))
+    poly[0] = 1.0
+    for pmf in others:
+        below = np.cumsum(pmf) - pmf  # P(X < x)
+        shifted = np.zeros_like(poly)
+        shifted[1:] = poly[:-1] * pmf
+        poly = poly * below + shifted
+    share: FloatArray = sum((poly[t] / (t + 1) for t in range(n)), np.zeros(size))
+    return share
+
+
+@dataclass(frozen=True, slots=True)
+class WinCurve:
+    """A seat's share of first place as a function of its final total, the other seats'
+    distributions given: `at(x)` for whole totals x (0 below every rival's reach, 1 above)."""
+
+    low: int
+    values: FloatArray
+
+    @classmethod
+    def against(cls, others: Sequence[ScoreDistribution]) -> WinCurve:
+        if not others:
+            return cls(0, np.ones(1))
+        spans = [dist.bounds() for dist in others]
+        low = min(span[0] for span in spans)
+        high = max(span[1] for span in spans)
+        pmfs = [dist.pmf(low, high) for dist in others]
+        return cls(low, _share(pmfs, high - low + 1))
+
+    def at(self, totals: npt.NDArray[np.int64]) -> FloatArray:
+        index = totals - self.low
+        inside = np.clip(index, 0, len(self.values) - 1)
+        out: FloatArray = np.where(
+            index < 0, 0.0, np.where(index >= len(self.values), 1.0, self.values[inside])
+        )
+        return out

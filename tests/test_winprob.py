@@ -1,0 +1,105 @@
+"""Win probability's common part (dicepoker.winprob): comparing seats' final totals, ties,
+forfeits, the end of a game, tie-break games, solitaire, and the handicap of a known level
+(each backend has its own tests: test_winprob_sheets.py, test_winprob_school.py)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dicepoker.winprob import win_probability
+from dicepoker.winprob.mixture import ScoreDistribution, win_chances
+from dicepoker.winprob.skill import Handicap, handicapped
+from support import start
+
+Exact = ScoreDistribution.exact
+
+
+def brute_force(dists: list[dict[int, float]]) -> list[float]:
+    """Each seat's share of first place, by enumerating every combination of totals."""
+    out = [0.0] * len(dists)
+    for combo in itertools.product(*[list(d.items()) for d in dists]):
+        chance = float(np.prod([p for _, p in combo]))
+        best = max(total for total, _ in combo)
+        tied = [i for i, (total, _) in enumerate(combo) if total == best]
+        for i in tied:
+            out[i] += chance / len(tied)
+    return out
+
+
+def as_mixture(dist: dict[int, float]) -> ScoreDistribution:
+    totals = list(dist)
+    return ScoreDistribution.mixture([dist[t] for t in totals], totals, [0.0] * len(totals))
+
+
+small = st.dictionaries(
+    st.integers(-5, 12), st.integers(1, 9).map(float), min_size=1, max_size=5
+).map(lambda d: {k: v / sum(d.values()) for k, v in d.items()})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(small, min_size=2, max_size=4))
+def test_discrete_totals_give_the_exact_shares_of_first_place(
+    dists: list[dict[int, float]],
+) -> None:
+    got = win_chances([as_mixture(d) for d in dists])
+    assert got == pytest.approx(brute_force(dists), abs=1e-9)
+    assert sum(got) == pytest.approx(1.0)
+
+
+def test_normal_totals_compare_as_normals() -> None:
+    # P(N(110, 10) > N(100, 10)) = Phi(10 / sqrt(200)); the whole-number grid adds no bias.
+    got = win_chances([ScoreDistribution.normal(110, 10), ScoreDistribution.normal(100, 10)])
+    assert got[0] == pytest.approx(0.76025, abs=2e-4)
+    three = win_chances([ScoreDistribution.normal(100, 15)] * 3)
+    assert three == pytest.approx([1 / 3] * 3, abs=1e-9)
+
+
+def test_ties_are_shared_and_a_forfeited_seat_gets_nothing() -> None:
+    assert win_chances([Exact(50), Exact(50), Exact(40)]) == [0.5, 0.5, 0.0]
+    assert win_chances([Exact(50), None, Exact(20)]) == [1.0, 0.0, 0.0]
+    assert win_chances([None, Exact(3)]) == [0.0, 1.0]
+    assert win_chances([None, None]) == [0.0, 0.0]
+
+
+def test_a_long_shot_keeps_its_chance() -> None:
+    # Only a Yahtzee (50) catches up 30 points: the chance is that of the Yahtzee, not a
+    # normal's tail.
+    shot = ScoreDistribution.mixture([0.046, 0.954], [80, 30], [0, 0])
+    assert win_chances([shot, Exact(60)])[0] == pytest.approx(0.046)
+
+
+def test_mixtures_check_their_parts() -> None:
+    with pytest.raises(ValueError):
+        ScoreDistribution.mixture([], [], [])
+    with pytest.raises(ValueError):
+        ScoreDistribution.mixture([1, -1], [0, 1], [0, 0])
+    with pytest.raises(ValueError):
+        ScoreDistribution.mixture([1, 1], [0], [0, 0])
+    dist = ScoreDistribution.mixture([1, 3], [0, 10], [0, 0])
+    assert dist.mean == pytest.approx(7.5)
+    assert dist.sd == pytest.approx(np.sqrt(0.25 * 56.25 + 0.75 * 6.25))
+
+
+def test_a_handicap_lowers_the_mean_by_the_turns_left_and_scales_the_spread() -> None:
+    dist = ScoreDistribution.normal(200, 20)
+    worse = handicapped(dist, 5, Handicap(deficit=4.0, spread=1.5))
+    assert worse.mean == pytest.approx(180.0) and worse.sd == pytest.approx(30.0)
+    assert handicapped(dist, 0, Handicap(4.0, 1.5)) is dist
+    assert handicapped(dist, 5, Handicap()) is dist
+
+
+def test_solitaire_has_none_and_a_finished_game_gives_its_winner_all() -> None:
+    assert win_probability(start("yahtzee", 1)) is None
+    state = start("poker-dice", 3)
+    over = state._replace(finished=True, winner=1)  # decided by a tie-break
+    assert win_probability(over) == (0.0, 1.0, 0.0)
+    assert win_probability(state._replace(finished=True)) == (1 / 3, 1 / 3, 1 / 3)  # all at 0
+    tie_break = state._replace(stage=1, contenders=(0, 2))
+    assert win_probability(tie_break) == (0.5, 0.0, 0.5)
+    with pytest.raises(ValueError):
+        win_probability(state, levels=[None])
