@@ -199,6 +199,7 @@ class GameMaster:
         await (save or self.store.create_game)(stored)
         live = self._live_from(stored, [])
         self.games[live.id] = live
+        await judge(self.forecast, live)
         self.look(live)
         return live
 

@@ -216,6 +216,9 @@ interface GameMeta {
   seats: SeatInfo[];
   clock: ClockView | null;
   fair_dice: FairDiceEntry | null;
+  /** Each seat's chance of finishing first (ties shared), in seat order, summing to 1: games
+   * with rivals, once the server judged the position (absent before, and where it did not). */
+  win_probability?: number[];
 }
 
 interface WelcomeMessage extends GameMeta {

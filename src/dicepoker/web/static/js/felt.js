@@ -3,6 +3,7 @@
 // (the number of dice, auto-play, the columns) comes from the rules of the view.
 import { $, clear, h, levelName, num, prefersReducedMotion, range, roman, rowLabel, signed, t, tn, variantName } from "./common.js";
 import { armed, choose, disarm, myTurn, toggle } from "./actions.js";
+import { chanceWords, cup, paintMeter, shownChances } from "./chances.js";
 import { DiceTray } from "./dice.js";
 import { game, held, onCatchUp, onEvent, onSeats, playerName } from "./game.js";
 import { mountLog, startLog, tellEvent, tellMissed } from "./movelog.js";
@@ -45,29 +46,50 @@ export function renderStatus() {
   chip.textContent = status === "open" ? t("Waiting for players") : status === "running" ? t("Playing") : status === "finished" ? t("Finished") : t("Connecting…");
 }
 
-/** @param {GameView} state */
+/**
+ * The players' strip: a card per seat (its name, role or last move, total, and its chance of
+ * winning where the server judged the position: chances.js). The cards stay from one drawing to
+ * the next and only their content is drawn afresh, so that the bars of the chances move.
+ * @param {GameView} state
+ */
 export function renderPlayers(state) {
-  const list = clear($("#players"));
+  const list = $("#players");
   const turnSeat = state.turn ? state.turn.seat : null;
   const mine = mySeats();
+  const seats = state.players.length;
+  while (list.children.length > seats) list.lastElementChild?.remove();
+  // Games with rivals keep the bars' room from the start: the strip never grows when they come.
+  list.classList.toggle("with-chances", seats > 1);
+  const shown = shownChances(seats, game.seq);
   state.players.forEach((player, seat) => {
     const info = game.seats[seat];
     const isTurn = seat === turnSeat && !state.finished && game.status === "running";
     const bot = Boolean(info) && info.kind === "bot";
     const sub = bot ? `${t("Bot")} · ${levelName(info.level)}` : mine.includes(seat) ? t("you") : info && info.taken === false ? t("waiting") : t("Player");
-    list.appendChild(
-      h("li", {
-        class: ["player", isTurn ? "turn" : "", mine.includes(seat) ? "mine" : "", player.forfeited ? "forfeited" : ""].join(" ").trim(),
-        "aria-current": isTurn ? "true" : null,
-      },
-        h("span", { class: "player-avatar", "aria-hidden": "true" }, bot ? botIcon() : initials(playerName(seat))),
-        h("span", { class: "player-text" },
-          h("span", { class: "player-name" }, playerName(seat)),
-          h("span", { class: "player-sub" }, sub),
-          lastMoveChip(state, seat)),
+    const card = /** @type {HTMLElement} */ (list.children[seat] || list.appendChild(h("li")));
+    card.className = ["player", isTurn ? "turn" : "", mine.includes(seat) ? "mine" : "", player.forfeited ? "forfeited" : ""].join(" ").trim();
+    if (isTurn) card.setAttribute("aria-current", "true");
+    else card.removeAttribute("aria-current");
+    const name = playerName(seat);
+    const old = card.querySelector(":scope > .chance");
+    // (A solitaire game has no chances: no bar.)
+    const meter = seats > 1 ? paintMeter(old instanceof HTMLElement ? old : null, shown, seat, name) : null;
+    for (const child of [...card.childNodes]) if (child !== meter) child.remove();
+    const parts = [
+      h("span", { class: "player-avatar", "aria-hidden": "true" }, bot ? botIcon() : initials(name)),
+      h("span", { class: "player-text" },
+        h("span", { class: "player-name" }, name),
+        h("span", { class: "player-sub" }, sub),
+        lastMoveChip(state, seat)),
+      h("span", { class: "player-score" },
         h("span", { class: "player-total", "aria-label": `${t("Total")}: ${num(player.total)}` }, num(player.total)),
-        isTurn ? h("span", { class: "sr-only" }, t("to move")) : null),
-    );
+        shown
+          ? h("span", { class: `player-chance${shown.stale ? " stale" : ""}`, "aria-hidden": "true", title: chanceWords(shown, seat) }, cup(), shown.texts[seat])
+          : null),
+      isTurn ? h("span", { class: "sr-only" }, t("to move")) : null,
+    ];
+    card.prepend(...parts.filter((part) => part !== null));
+    if (meter && meter.parentNode !== card) card.appendChild(meter);
   });
 }
 

@@ -2,6 +2,7 @@
 // holds, the intent waiting for its answer. The page only ever draws the newest `state` the
 // server sent (docs/api.md); every rule stays on the server.
 import { $, range, refusalText, shownName, t, toast } from "./common.js";
+import { takeChances } from "./chances.js";
 
 export const gameId = $("#main").dataset.gameId || "";
 
@@ -109,6 +110,7 @@ export function handle(message, conn) {
       if (message.state) game.state = message.state;
       if ("clock" in message) game.clock = message.clock;
       if ("fair_dice" in message) game.fair = message.fair_dice;
+      takeChances(message.win_probability, game.seq);
       redraw();
       break;
     case "held":
@@ -156,6 +158,9 @@ function accept(message, event) {
   if (message.seats) game.seats = message.seats;
   const before = game.state;
   if (message.state) game.state = message.state;
+  // Who is winning at this seq, where the server judged it (a position without: the last
+  // chances stay, dimmed).
+  takeChances(message.win_probability, game.seq);
   if (event) teller(event, before);
   else if (before && message.state && known >= 0 && game.seq > known) catchUpTeller(before, message.state, game.seq);
   game.pending = null;

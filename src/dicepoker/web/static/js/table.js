@@ -4,10 +4,11 @@
 // game.js (the state the server sent), socket.js (the sockets and their reconnection),
 // actions.js (the player's intents), felt.js (the table itself), sheet.js and dice.js,
 // advice.js (the hint), keys.js, joining.js (the waiting room) and endscreen.js; pace.js (the
-// turn counter, the title, sound and notification of the player's turn), reactions.js and
-// rematch.js.
+// turn counter, the title, sound and notification of the player's turn), reactions.js,
+// rematch.js and chances.js (who is winning).
 import { $, api, clear, h, loadCatalog, t } from "./common.js";
 import { autoPlay, myTurn, roll } from "./actions.js";
+import { takeChances } from "./chances.js";
 import { renderAdvice, toggleHint } from "./advice.js";
 import { renderEnd } from "./endscreen.js";
 import { paintCommitment } from "./fair.js";
@@ -125,6 +126,7 @@ async function start() {
     game.clock = data.clock || null;
     game.state = data.state || null;
     game.fair = data.fair_dice || null;
+    takeChances(data.win_probability, game.seq);
     render();
   }
   openConnections();
