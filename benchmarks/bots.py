@@ -274,6 +274,43 @@ def round_robin(
     }
 
 
+def win_duels(args: argparse.Namespace) -> dict[str, Any]:
+    """`--win-duel N`: the expert, which plays to win, against the expected-score player."""
+    import win_duel
+
+    report: dict[str, Any] = {"win_duels": [], "args": vars(args) | {"json": str(args.json)}}
+    print(
+        f"{'variant':<11} {'players':>7} {'games':>7} {'expert wins':>11} {'fair':>6} "
+        f"{'+-se':>7} {'(indep.)':>8} {'margin/se':>9} {'seconds':>8}"
+    )
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for variant in args.variants:
+            for players in args.win_duel_players:
+                seeds = list(range(args.seed, args.seed + args.win_duel // players))
+                result = win_duel.run(variant, VARIANTS[variant], players, seeds, pool)
+                fair = 1 / players
+                print(
+                    f"{variant:<11} {players:>7} {result.games:>7} {result.rate:>11.4f} "
+                    f"{fair:>6.3f} {result.se:>7.4f} {result.naive_se:>8.4f} "
+                    f"{(result.rate - fair) / result.se:>9.1f} {result.seconds:>8.0f}",
+                    flush=True,
+                )
+                report["win_duels"].append(
+                    {
+                        "variant": variant,
+                        "players": players,
+                        "games": result.games,
+                        "rate": result.rate,
+                        "se": result.se,
+                        "naive_se": result.naive_se,
+                        "seconds": result.seconds,
+                    }
+                )
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=1))
+    return report
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=10_000, help="single-sheet solitaire games")
@@ -298,7 +335,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--extend", type=Path, default=None, help="add this run's games to a report's (--json)"
     )
+    parser.add_argument(
+        "--win-duel",
+        type=int,
+        default=0,
+        help="games of expert against points (benchmarks/win_duel.py)",
+    )
+    parser.add_argument("--win-duel-players", type=int, nargs="+", default=[2, 3])
     args = parser.parse_args(argv)
+    if args.win_duel:
+        return win_duels(args)
 
     report: dict[str, Any] = {
         "solitaire": [],

@@ -69,6 +69,7 @@ def test_levels_registered() -> None:
         "intermediate",
         "advanced",
         "expert",
+        "points",
         "random",
         "greedy",
         "basic",

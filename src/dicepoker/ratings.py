@@ -126,9 +126,16 @@ def _nearest_pool(pool: str) -> str:
     return min(same, key=distance)
 
 
+#: Levels rated as another until the round-robin measures them: `points` plays the expert's
+#: moves except where the expert plays for the win against rivals (a difference of about a
+#: game in a hundred, docs/bots.md), well inside the anchors' spread.
+RATED_AS = {"points": "expert"}
+
+
 def anchor(pool: str, level: str) -> Rating:
     """The fixed rating of a bot level in a pool (measured by the ladder's round-robin)."""
-    entry = _anchors()[_nearest_pool(pool)].get(level)
+    measured = _anchors()[_nearest_pool(pool)]
+    entry = measured.get(level) or measured.get(RATED_AS.get(level, ""))
     if entry is None:
         raise KeyError(f"no anchor for bot level {level!r} in pool {pool!r}")
     return Rating(float(entry["mu"]), float(entry["sigma"]))
@@ -137,10 +144,14 @@ def anchor(pool: str, level: str) -> Rating:
 def anchored_levels(pool: str) -> dict[str, int]:
     """Each anchored bot level's shown rating in a pool (the lobby's bot picker)."""
     measured = _anchors()[_nearest_pool(pool)]
-    return {
+    out = {
         level: shown(Rating(float(entry["mu"]), float(entry["sigma"])))
         for level, entry in measured.items()
     }
+    for level, like in RATED_AS.items():
+        if level not in out and like in out:
+            out[level] = out[like]
+    return out
 
 
 @functools.cache

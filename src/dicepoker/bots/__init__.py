@@ -17,8 +17,10 @@ def _fallible(level: str) -> Callable[[int | None], Bot]:
     return lambda seed: FallibleBot(level, seed)
 
 
-# The reference players beside the ladder: not steps of it (see `bots/ladder.py`).
+# The reference players beside the ladder: not steps of it (see `bots/ladder.py`). `points` is
+# the expert playing for its expected score even against rivals.
 REFERENCE: dict[str, Callable[[int | None], Bot]] = {
+    "points": lambda seed: ExpertBot(seek_win=False),
     "random": RandomBot,
     "greedy": lambda seed: GreedyBot(),
     "basic": lambda seed: BasicBot(),

@@ -1,7 +1,10 @@
 """`expert`: the strongest level of every variant.
 
-- Single-sheet variants (`yahtzee`, `yahtzee15`, `poker-dice`): the exact solver's best action
-  (`dicepoker.solver.Solver`), which maximises the expected final score of the player's own sheet.
+- Single-sheet variants (`yahtzee`, `yahtzee15`, `poker-dice`): alone, the exact solver's best
+  action (`dicepoker.solver.Solver`), which maximises the expected final score of the player's
+  own sheet; against rivals, the action with the best chance of finishing first
+  (`dicepoker.bots.winseeker`, on the solver's distributions). The `points` level is the solver
+  everywhere.
 - `school`: the within-turn expectimax of `dicepoker.bots.planner` over the value of the sheet
   after each move, a network fitted by approximate value iteration (`dicepoker.bots.school_value`),
   which knows the opponents' sheets in the race for the first-player stars; the cell move that
@@ -27,6 +30,7 @@ from dicepoker.engine import Action, GameState
 from dicepoker.rules import Rules
 
 if TYPE_CHECKING:
+    from dicepoker.bots.winseeker import WinSeeker
     from dicepoker.solver import Solver
 
 
@@ -59,17 +63,40 @@ def after_value_for(rules: Rules) -> AfterValue:
     return ZeroAfter()
 
 
+def seeks_win(state: GameState) -> bool:
+    """Whether the mover has a rival still in the race (a game of one, or a tie-break game,
+    is played for points)."""
+    if state.stage > 0:
+        return False
+    return any(
+        seat != state.seat and seat not in state.forfeited for seat in range(len(state.players))
+    )
+
+
 class ExpertBot(Bot):
+    """The strongest level. With `seek_win` (the `expert`), in a single-sheet game with rivals
+    it plays for its chance of finishing first (`winseeker.WinSeeker`); without (`points`), it
+    maximises its expected final score everywhere."""
+
     level = "expert"
 
-    def __init__(self) -> None:
+    def __init__(self, seek_win: bool = True) -> None:
+        self.seek_win = seek_win
+        if not seek_win:
+            self.level = "points"
         self._rules: Rules | None = None
         self._solver: Solver | None = None
         self._planner: Planner | None = None
+        self._seeker: WinSeeker | None = None
 
     def _setup(self, rules: Rules) -> None:
         self._rules = rules
         self._solver = solver_for(rules)
+        self._seeker = None
+        if self._solver is not None and self.seek_win:
+            from dicepoker.bots.winseeker import WinSeeker
+
+            self._seeker = WinSeeker(self._solver)
         self._planner = None if self._solver is not None else planner_for(rules)
 
     @property
@@ -85,6 +112,8 @@ class ExpertBot(Bot):
         if state.rules != self._rules:
             self._setup(state.rules)
         if self._solver is not None:
+            if self._seeker is not None and seeks_win(state):
+                return self._seeker.choose(state)
             return self._solver.best_action(state)
         assert self._planner is not None
         return self._planner.choose(state)
