@@ -1,11 +1,12 @@
 """axe-core in a real browser: no serious or critical violation on any page a player sees.
 
 The lobby, the table (before a roll, after a roll, with the hint on, a poker-dice table with its
-card dice), the end screen and the replay viewer, at a desktop and a phone size, in every
-language, in the light and the dark theme. axe-core is the npm package of package.json
-(node_modules/axe-core, installed by scripts/check-js, which scripts/test runs first), injected
-into each page by Playwright; the contexts bypass the pages' Content-Security-Policy for that
-one inline script (the policy itself is checked in test_browser_pages.py).
+card dice), the end screen, the replay viewer and a puzzle (before and after its answer), at a
+desktop and a phone size, in every language, in the light and the dark theme. axe-core is the
+npm package of package.json (node_modules/axe-core, installed by scripts/check-js, which
+scripts/test runs first), injected into each page by Playwright; the contexts bypass the pages'
+Content-Security-Policy for that one inline script (the policy itself is checked in
+test_browser_pages.py).
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from browser_support import ROOT, WORDS, Api, with_tokens
 from browser_support import Person as _Person
 from live_server import LiveServer
+from puzzle_support import play_scratch_game, wait_for_puzzle
 
 expect.set_options(timeout=15_000)
 
@@ -158,6 +161,29 @@ def test_every_page_is_axe_clean(
     expect(page.locator(".daily-card[aria-busy='false']").first).to_be_visible()
     expect(page.locator(".daily-card[aria-busy='true']")).to_have_count(0)
     check(page, axe_source, "daily challenge")
+    person.assert_clean()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("lang", list(WORDS))
+def test_the_puzzles_page_is_axe_clean(
+    server: LiveServer, person_at: Any, axe_source: str, lang: str, size: str
+) -> None:
+    """The puzzles page before and after an answer (a person's game played here first, once
+    per module: its scratched Yahtzee is the puzzle)."""
+    found = httpx.get(f"{server.url}/api/puzzles/next?preset=yahtzee", timeout=10)
+    if found.status_code == 404:
+        play_scratch_game(server.url, server.ws_url)
+    wait_for_puzzle(server.url)
+    person = person_at(size)
+    page = person.page
+    page.goto(f"{server.url}/puzzles?preset=yahtzee&lang={lang}")
+    expect(page.locator("html")).to_have_attribute("lang", WORDS[lang]["html_lang"])
+    expect(page.locator("#main-sheet td.legal button.move").first).to_be_visible()
+    check(page, axe_source, "puzzle")
+    page.locator("#main-sheet td.legal button.move").first.click()
+    expect(page.locator("#puzzle-rows tr.chosen")).to_have_count(1)
+    check(page, axe_source, "puzzle answered")
     person.assert_clean()
 
 

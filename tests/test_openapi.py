@@ -58,6 +58,9 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/daily/{preset}/leaderboard"): {200, 400, 404},
     ("get", "/api/players/{name}"): {200, 400, 404},
     ("get", "/api/leaderboard/{pool}"): {200, 400, 404},
+    ("get", "/api/puzzles/next"): {200, 400, 404},
+    ("get", "/api/puzzles/{puzzle_id}"): {200, 404},
+    ("post", "/api/puzzles/{puzzle_id}"): {200, 400, 404, 413, 429},
 }
 
 
@@ -279,6 +282,7 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         404: free.get("/api/leaderboard/chess"),
     }
     cases.update(_daily_cases(free, tight, huge))
+    cases.update(_puzzle_cases(free, tight, huge))
     for route, statuses in ROUTES.items():
         errors = {status for status in statuses if status >= 400}
         assert set(cases.get(route, {})) == errors, route
@@ -382,6 +386,25 @@ def _daily_cases(
         ("get", "/api/daily/{preset}/leaderboard"): {
             400: free.get("/api/daily/school/leaderboard?date=2031-02-30"),
             404: free.get("/api/daily/school/leaderboard?date=2999-01-01"),
+        },
+    }
+
+
+def _puzzle_cases(
+    free: TestClient, tight: TestClient, huge: bytes
+) -> dict[tuple[str, str], dict[int, httpx.Response]]:
+    """The puzzles' errors (no game of people has ended here: no puzzle of any preset yet)."""
+    return {
+        ("get", "/api/puzzles/next"): {
+            400: free.get("/api/puzzles/next?preset=chess"),
+            404: free.get("/api/puzzles/next?preset=school"),
+        },
+        ("get", "/api/puzzles/{puzzle_id}"): {404: free.get("/api/puzzles/nope")},
+        ("post", "/api/puzzles/{puzzle_id}"): {
+            400: free.post("/api/puzzles/nope", json={"act": "roll"}),
+            404: free.post("/api/puzzles/nope", json={"action": "roll"}),
+            413: free.post("/api/puzzles/nope", content=huge),
+            429: tight.post("/api/puzzles/nope", json={"action": "roll"}),
         },
     }
 

@@ -240,6 +240,8 @@ PAGES = (
     "/replay/g/abc123",
     "/replay/r/abc123",
     "/daily",
+    "/puzzles",
+    "/puzzles/abc123",
     *(f"/rules/{name}" for name in VARIANTS),
     "/no/such/page",
     "/leaderboard",

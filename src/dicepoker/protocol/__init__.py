@@ -12,6 +12,7 @@ WebSocket's JSON Schema (docs/ws-schema.json, `/api/schema/ws.json`).
 - `players`: player pages and leaderboards (`Player`, `Leaderboard`).
 - `pace`: rematches and quick reactions (`RematchMessage`, `ReactionMessage`, `React`).
 - `daily`: the daily challenge's bodies (`DailyChallenge`, `DailyLeaderboard`, ...).
+- `puzzles`: puzzles from real games (`Puzzle`, `PuzzleGuess`, `PuzzleAnswer`).
 - `refusals`: every refusal code, its meaning and the words a person reads.
 - `jsontext`: strict JSON text (no duplicate keys, NaN, lone surrogates, deep nesting).
 """
@@ -77,6 +78,7 @@ from dicepoker.protocol.players import (
     PresetStats,
     RatingPoint,
 )
+from dicepoker.protocol.puzzles import Puzzle, PuzzleAnswer, PuzzleGuess, PuzzleOption
 from dicepoker.protocol.record import Record, RecordRoll, RecordTurn, Replayed
 from dicepoker.protocol.refusals import (
     CLOSE_FORBIDDEN,
@@ -206,6 +208,10 @@ __all__ = [
     "PoolRating",
     "Position",
     "PresetStats",
+    "Puzzle",
+    "PuzzleAnswer",
+    "PuzzleGuess",
+    "PuzzleOption",
     "RatingChange",
     "RatingPoint",
     "React",

@@ -93,6 +93,11 @@ CODES: dict[str, Code] = {
         "the day of this daily challenge is over: its game can no longer be played",
         "This daily challenge is over: its day has ended.",
     ),
+    "no_puzzle": Code(
+        "no puzzle of this preset yet (they come from finished games)",
+        "There is no puzzle of this game yet.",
+        False,
+    ),
     "seed_withheld": Code(
         "a daily challenge's seed is revealed when its day is over (UTC)",
         "The seed of a daily challenge is revealed when its day is over.",

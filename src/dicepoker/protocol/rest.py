@@ -345,7 +345,8 @@ ERROR_STATUSES: dict[int, str] = {
     403: "no seat token (`spectator`), one that holds no seat of the game (`bad_token`), a"
     " request with a session cookie from another site (`bad_origin`), a disabled account"
     " (`account_disabled`)",
-    404: "no such game, record, page or daily challenge (`not_found`)",
+    404: "no such game, record, page, puzzle or daily challenge (`not_found`), no puzzle of a"
+    " preset yet (`no_puzzle`)",
     409: "a conflict: the seat is taken, the game is over or not finished yet (`not_finished`),"
     " the name is taken (`name_taken`), a daily game's seed is withheld until its day is over"
     " (`seed_withheld`), today's challenge was played already (`daily_played`)",

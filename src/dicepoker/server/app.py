@@ -29,6 +29,7 @@ from dicepoker.server.routes import (
     daily,
     games,
     players,
+    puzzles,
     records,
     schema,
     socket,
@@ -90,15 +91,17 @@ def create_app(
     app.add_middleware(SecurityHeaders)  # outermost: on every response, 413s included
     install_error_handlers(app)
     describe_errors(app)
-    for module in (games, records, variants, schema, socket, accounts, players, daily):
+    for module in (games, records, variants, schema, socket, accounts, players, daily, puzzles):
         app.include_router(module.router)
     static = _web_static()
     if static is not None:
         from dicepoker.web.pages import router as pages
         from dicepoker.web.player_pages import router as player_pages
+        from dicepoker.web.puzzle_pages import router as puzzle_pages
 
         app.include_router(pages)
         app.include_router(player_pages)
+        app.include_router(puzzle_pages)
         app.mount("/static", StaticFiles(directory=static), name="static")
         _pages_answer_not_found(app)
     return app

@@ -35,6 +35,7 @@ STATUS: dict[str, int] = {
     "bad_origin": 403,
     "account_disabled": 403,
     "not_found": 404,
+    "no_puzzle": 404,
     "method_not_allowed": 405,
     "no_open_seat": 409,
     "seat_taken": 409,

@@ -1,5 +1,5 @@
 """Database tables: games, their event log, imported records, accounts and their sessions, the
-daily challenges.
+daily challenges, the puzzles made from finished games.
 
 A game's state is never stored as such: it is the replay of its events (each accepted roll with
 the faces thrown, each move) through the engine, so the database and the engine cannot disagree.
@@ -17,6 +17,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -229,4 +230,47 @@ class DailyGameRow(Base):
     )
     name: Mapped[str] = mapped_column(String(64))
     score: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PuzzleRow(Base):
+    """A position of a finished game where a person lost at least a puzzle's worth of expected
+    points (dicepoker.server.puzzles): the record up to the rolls of that turn (replaying it
+    gives the position), whose decision it was, and what it lost when the game was analysed.
+    What the best option is, is never stored: the advisor says it when a guess is judged. One
+    row per decision (game, turn, roll); shown from `shown_from` (a daily game's puzzles wait
+    for the end of its day, so that they show nobody that day's dice)."""
+
+    __tablename__ = "puzzles"
+    __table_args__ = (
+        UniqueConstraint("game_id", "turn", "roll", name="uq_puzzles_decision"),
+        Index("ix_puzzles_preset_id", "preset", "id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    preset: Mapped[str] = mapped_column(String(32))
+    pool: Mapped[str] = mapped_column(String(40))
+    variant: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    position: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seat: Mapped[int] = mapped_column(Integer)
+    turn: Mapped[int] = mapped_column(Integer)  # 1-based record turn
+    roll: Mapped[int] = mapped_column(Integer)  # rolls made in that turn before the decision
+    played: Mapped[str] = mapped_column(String(64))
+    loss: Mapped[float] = mapped_column(Float)
+    shown_from: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PuzzleHarvestRow(Base):
+    """A finished game whose puzzles were made (none, perhaps): written in the transaction that
+    adds them, so that a game is harvested once, whichever process sees its end first."""
+
+    __tablename__ = "puzzle_harvests"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    puzzles: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

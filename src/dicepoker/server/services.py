@@ -34,6 +34,7 @@ from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
+from dicepoker.server.puzzles import Puzzles
 from dicepoker.server.ratings import RatingBook
 from dicepoker.server.results import Results
 from dicepoker.server.security import ClientLimiter, RateLimited
@@ -97,6 +98,8 @@ class Services:
     # What finished games leave their accounts: results, ratings, accuracy.
     ratings: RatingBook
     results: Results
+    # Puzzles made from the finished games' worst decisions of people.
+    puzzles: Puzzles
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
@@ -120,6 +123,7 @@ class Services:
             analyses=analyses,
             ratings=ratings,
             results=Results(store, master, ratings, analyses),
+            puzzles=Puzzles(store, master, analyses),
             store=store,
             master=master,
             driver=BotDriver(master, thinker, delay=settings.bot_delay),
@@ -137,6 +141,7 @@ class Services:
         await self.store.migrate()
         await self.master.start()
         await self.results.sweep()
+        await self.puzzles.sweep()
 
     async def close(self) -> None:
         await self.daily.close()

@@ -1,0 +1,134 @@
+"""Helpers of the puzzles' tests: a finished game with a known blunder, built with the engine,
+and put in a store as the server would have stored it (its events, their thrown dice).
+
+The blunder: Ana's first throw is a Yahtzee (five sixes) and she scores it as Chance. Every other
+decision of the game is the advisor's best, so that decision is the game's one puzzle.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from dicepoker.advisor import advise
+from dicepoker.dice import FixedDice
+from dicepoker.engine import ROLL, Roll
+from dicepoker.master.store import StoredEvent, StoredGame
+from dicepoker.record import Game
+from dicepoker.rules import get_rules
+from dicepoker.server.models import utcnow
+from dicepoker.server.store import Store
+from ws_client import Player
+
+BLUNDER = "score chance"
+BEST = "score yahtzee"
+#: A small slip of Bea's, played on purpose: too little to be a puzzle.
+PEOPLE = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
+
+
+def blunder_game(seed: int = 7, *, bot_second: bool = False) -> Game:
+    """A finished 2-player Yahtzee game: Ana scores her first throw, a Yahtzee, as Chance; every
+    other decision is the advisor's best (so none loses anything)."""
+    rules = get_rules("yahtzee")
+    game = Game(rules, ["Ana", "Bot 2" if bot_second else "Bea"])
+    dice = random.Random(seed)
+    first = True
+    while not game.state.finished:
+        state = game.state
+        if state.rolls == 0:
+            thrown = [6] * 5 if first else [dice.randint(1, 6) for _ in range(5)]
+            game.play(ROLL, FixedDice(thrown))
+            continue
+        if first:
+            game.play(BLUNDER)
+            first = False
+            continue
+        best = advise(state).best.action
+        if isinstance(best, Roll):
+            game.play(best, FixedDice([dice.randint(1, 6) for _ in range(5 - len(best.keep))]))
+        else:
+            game.play(best)
+    return game
+
+
+def events_of(record: dict[str, Any]) -> list[StoredEvent]:
+    """The master's events of a record: each roll with the faces thrown (the dice not kept, in
+    position order), each move; seats taking turns in order (no forfeits here)."""
+    events: list[StoredEvent] = []
+    players = len(record["players"])
+    for number, turn in enumerate(record["turns"]):
+        seat = number % players
+        for index, roll in enumerate(turn["rolls"]):
+            keep = roll.get("keep", [])
+            thrown = [face for position, face in enumerate(roll["dice"]) if position not in keep]
+            action = "roll" if not keep or index == 0 else "keep " + " ".join(map(str, keep))
+            events.append(StoredEvent(len(events) + 1, seat, action, thrown, False))
+        events.append(StoredEvent(len(events) + 1, seat, turn["move"], None, False))
+    return events
+
+
+async def store_game(
+    store: Store,
+    game_id: str,
+    record: dict[str, Any],
+    seats: list[dict[str, Any]] | None = None,
+    *,
+    reveal_at: datetime | None = None,
+) -> None:
+    """Put a finished game in the store as the master would have left it."""
+    events = events_of(record)
+    await store.create_game(
+        StoredGame(
+            id=game_id,
+            variant=record["variant"],
+            options=dict(record.get("options") or {}),
+            seats=[dict(seat) for seat in seats or PEOPLE],
+            status="running",
+            reveal_at=reveal_at,
+            created_at=utcnow(),
+        )
+    )
+    for event in events:
+        status = "finished" if event.seq == len(events) else "running"
+        await store.append(game_id, event.seq - 1, event, status)
+
+
+def play_scratch_game(url: str, ws_url: str) -> str:
+    """A person plays a whole solitaire Yahtzee game on a live server and scratches Yahtzee on
+    the first throw (scores it as Chance if it is one): a puzzle once the game is harvested.
+    Returns the game's id."""
+    created = httpx.post(
+        f"{url}/api/games",
+        json={"variant": "yahtzee", "seats": [{"kind": "human", "name": "Ana"}]},
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game = created.json()
+    player = Player(ws_url, game["id"], game["seats"][0]["token"])
+    try:
+        assert player.act("roll", player.seq)["type"] == "event"
+        dice = player.state["turn"]["dice"]
+        first = "score chance" if len(set(dice)) == 1 else "score yahtzee"
+        assert player.act(first, player.seq)["type"] == "event"
+        while not player.state["finished"]:
+            player.play_turn()
+    finally:
+        player.close()
+    return str(game["id"])
+
+
+def wait_for_puzzle(url: str, preset: str = "yahtzee", timeout: float = 60.0) -> dict[str, Any]:
+    """A puzzle of the preset once the server has one (a condition polled, no fixed wait)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = httpx.get(f"{url}/api/puzzles/next", params={"preset": preset}, timeout=10)
+        if answer.status_code == 200:
+            found: dict[str, Any] = answer.json()
+            return found
+        assert answer.json()["error"]["code"] == "no_puzzle", answer.text
+        assert time.monotonic() < deadline, "no puzzle was made"
+        time.sleep(0.05)  # polling a condition: the harvest runs in the background
