@@ -287,7 +287,9 @@ def win_duels(args: argparse.Namespace) -> dict[str, Any]:
         for variant in args.variants:
             for players in args.win_duel_players:
                 seeds = list(range(args.seed, args.seed + args.win_duel // players))
-                result = win_duel.run(variant, VARIANTS[variant], players, seeds, pool)
+                result = win_duel.run(
+                    variant, VARIANTS[variant], players, seeds, pool, args.workers
+                )
                 fair = 1 / players
                 print(
                     f"{variant:<11} {players:>7} {result.games:>7} {result.rate:>11.4f} "

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from dicepoker.bots import Bot, make_bot
@@ -100,13 +101,16 @@ def groups(variant: str, options: dict[str, object], players: int, seeds: list[i
 
 
 def run(
-    variant: str, options: dict[str, object], players: int, seeds: list[int], pool: object
+    variant: str,
+    options: dict[str, object],
+    players: int,
+    seeds: list[int],
+    pool: ProcessPoolExecutor,
+    workers: int,
 ) -> DuelResult:
-    from concurrent.futures import ProcessPoolExecutor
-
-    assert isinstance(pool, ProcessPoolExecutor)
+    """The groups of `seeds`, spread over the pool's `workers` processes."""
     start = time.perf_counter()
-    parts = max(1, min(len(seeds), pool._max_workers * 8))
+    parts = max(1, min(len(seeds), workers * 8))
     chunks = [seeds[i::parts] for i in range(parts)]
     jobs = [pool.submit(groups, variant, options, players, chunk) for chunk in chunks]
     shares = [share for job in jobs for share in job.result()]

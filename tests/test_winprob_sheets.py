@@ -7,12 +7,13 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from dicepoker.bots.expert import seeks_win
 from dicepoker.bots.winseeker import WinSeeker
 from dicepoker.dice import FixedDice, SeededDice
-from dicepoker.engine import ROLL, GameState, Move, apply, new_game, ranking
+from dicepoker.engine import ROLL, GameState, Move, Roll, apply, new_game, ranking
 from dicepoker.rules import get_rules
 from dicepoker.solver import Solver
 from dicepoker.winprob import win_probability
@@ -72,6 +73,7 @@ def test_the_last_turn_is_exact(solver: Solver) -> None:
         if isinstance(action, Move):
             finish(apply(position, action, FixedDice(())), weight)
             return
+        assert isinstance(action, Roll)
         count = POKER.dice - len(action.keep)
         for throw in itertools.product(range(1, faces + 1), repeat=count):
             after = apply(position, action, FixedDice(throw))
@@ -107,3 +109,25 @@ def test_the_seeker_values_options_by_the_chance_they_leave(solver: Solver) -> N
             assert after is not None
             assert value == pytest.approx(after[state.seat], abs=0.02), str(action)
     assert not seeks_win(new_game(POKER, ["A"]))
+
+
+def test_a_keep_s_chances_are_the_average_over_its_reroll(solver: Solver) -> None:
+    """Before the rerolled dice land, the chances are the mean of the chances after them (so the
+    luck of a roll, what it changes, is zero on average)."""
+    from dicepoker.engine import legal_actions
+    from dicepoker.winprob import chances_after
+
+    state = apply(play_to(new_game(POKER, ["A", "B"]), 5, 8, solver), ROLL, SeededDice(2))
+    keeps = [a for a in legal_actions(state) if isinstance(a, Roll) and len(a.keep) >= 2]
+    for action in keeps[:3]:
+        before = chances_after(state, action)
+        assert before is not None
+        count = POKER.dice - len(action.keep)
+        mean = np.zeros(2)
+        for throw in itertools.product(range(1, POKER.faces + 1), repeat=count):
+            after = win_probability(apply(state, action, FixedDice(throw)))
+            assert after is not None
+            mean += np.array(after) / POKER.faces**count
+        assert before == pytest.approx(tuple(mean), abs=1e-9)
+    fresh = new_game(POKER, ["A", "B"])
+    assert chances_after(fresh, ROLL) == win_probability(fresh)

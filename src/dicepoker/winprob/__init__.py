@@ -15,12 +15,17 @@ share. Results are cached per position.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from threading import Lock, Thread
 
-from dicepoker.engine import GameState, ranking
+import numpy as np
+
+from dicepoker.dice import FixedDice
+from dicepoker.engine import Action, GameState, Roll, apply, ranking
 from dicepoker.rules import Rules
 from dicepoker.winprob.mixture import ScoreDistribution, normal_cdf, win_chances
 from dicepoker.winprob.skill import Handicap, handicap, handicapped
@@ -56,6 +61,50 @@ def seat_distributions(state: GameState) -> list[ScoreDistribution | None]:
 def turns_left(state: GameState, seat: int) -> int:
     """The turns `seat` still plays in the main game (the mover's current turn included)."""
     return state.rules.cells - state.sheets[seat].filled
+
+
+def chances_after(
+    state: GameState, action: Action, levels: Levels | None = None
+) -> tuple[float, ...] | None:
+    """Each seat's chance of finishing first once the mover has chosen `action` and before any
+    dice it throws land: the position's own chances for the turn's first roll (nothing is
+    chosen), those after a cell move, and for a keep, the average over the reroll of the
+    chances after it (the luck of that roll is then its chances less these). None in a
+    solitaire game."""
+    if len(state.players) < 2:
+        return None
+    if isinstance(action, Roll) and state.rolls == 0:
+        return win_probability(state, levels)
+    if not isinstance(action, Roll):
+        return win_probability(apply(state, action, FixedDice(())), levels)
+    from dicepoker import solver
+
+    played = tuple(levels) if levels is not None else (None,) * len(state.players)
+    if not solver.supports(state.rules):
+        return _averaged_over_reroll(state, action, played)
+    from dicepoker.winprob.sheets import keep_distributions
+
+    kept = tuple(sorted(state.dice[p] for p in action.keep))
+    dists = keep_distributions(state, kept)
+    return tuple(win_chances(_handicapped(state, dists, played)))
+
+
+def _averaged_over_reroll(
+    state: GameState, action: Roll, levels: tuple[str | None, ...]
+) -> tuple[float, ...]:
+    """The chances after every way the rerolled dice can land, weighed by its chance (each
+    multiset of faces once, with its multinomial weight)."""
+    count = state.rules.dice - len(action.keep)
+    faces = state.rules.faces
+    total = np.zeros(len(state.players))
+    for throw in itertools.combinations_with_replacement(range(1, faces + 1), count):
+        weight = math.factorial(count) / faces**count
+        for face in set(throw):
+            weight /= math.factorial(throw.count(face))
+        chances = win_probability(apply(state, action, FixedDice(throw)), levels)
+        assert chances is not None
+        total += weight * np.asarray(chances)
+    return tuple(float(value) for value in total)
 
 
 def ready(rules: Rules) -> bool:
@@ -116,13 +165,19 @@ def _chances(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, .
     if state.stage > 0:
         live = [seat for seat in state.contenders if seat not in state.forfeited]
         return tuple(1.0 / len(live) if seat in live else 0.0 for seat in range(seats))
-    dists = seat_distributions(state)
+    return tuple(win_chances(_handicapped(state, seat_distributions(state), levels)))
+
+
+def _handicapped(
+    state: GameState, dists: list[ScoreDistribution | None], levels: tuple[str | None, ...]
+) -> list[ScoreDistribution | None]:
+    """The seats' distributions, each seat of a known level handicapped for it."""
     for seat, level in enumerate(levels):
         dist = dists[seat]
         if dist is not None and level is not None:
             hand = handicap(state.rules, level)
             dists[seat] = handicapped(dist, turns_left(state, seat), hand)
-    return tuple(win_chances(dists))
+    return dists
 
 
 def win_probability(state: GameState, levels: Levels | None = None) -> tuple[float, ...] | None:
@@ -152,6 +207,7 @@ __all__ = [
     "Levels",
     "NoModelError",
     "ScoreDistribution",
+    "chances_after",
     "forecast",
     "normal_cdf",
     "prepare",

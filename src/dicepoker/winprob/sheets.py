@@ -99,6 +99,17 @@ def between_turns(solver: Solver, filled: int, flag: int, upper: int) -> ScoreDi
     return found
 
 
+def keep_distributions(state: GameState, kept: tuple[int, ...]) -> list[ScoreDistribution | None]:
+    """Each seat's final total once the mover keeps the dice `kept` (faces) and rerolls the
+    others, before they land: its turn goes on under the expert's play."""
+    solver = _solver(state)
+    out = sheet_distributions(state)
+    pos = solver.position(state)
+    ends = solver.keep_outcomes(pos, kept, state.rolls_left - 1)
+    out[state.seat] = _shifted(_after(solver, ends), pos.points)
+    return out
+
+
 def sheet_distributions(state: GameState) -> list[ScoreDistribution | None]:
     """Each seat's final total (None: a seat that forfeited)."""
     solver = _solver(state)
