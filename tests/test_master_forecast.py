@@ -127,7 +127,8 @@ def test_bot_seats_are_judged_at_their_level() -> None:
         live, _ = await master.create("poker-dice", {}, seats, None)
         prepare(live.rules)
         await master.act(live, 0, "roll", 0)
-        assert asked == [(None, "greedy")]
+        # Judged when made (the start) and after the roll, each time with the seats' levels.
+        assert asked == [(None, "greedy")] * 2
         await master.close()
 
     asyncio.run(scenario())
