@@ -83,15 +83,18 @@ function starContent(star) {
  * @param {LegalOption} option
  * @param {string} label
  * @param {string} column
+ * @param {boolean} [school] a School row (its cell shows the closing's gain)
  */
-function moveLabel(option, label, column) {
+function moveLabel(option, label, column, school = false) {
   const where = column ? `${label}, ${column}` : label;
   if (option.verb === "strike") return `${where}: ${t("strike")}`;
-  // The name holds what the cell shows (the cost of a zero, the ×2 of a doubled score) outside
-  // parentheses: a screen reader's user can say what they see (axe label-content-name-mismatch).
+  // The name holds what the cell shows (the cost of a zero, the ×2 of a doubled score, what a
+  // School row's closing adds to the total) outside parentheses: a screen reader's user can say
+  // what they see (axe label-content-name-mismatch).
   if (option.verb === "zero") return `${where}: ${t("zero")}, ${signed(option.gain)}`;
   const doubled = option.doubled ? ` ×2 (${t("doubled")})` : "";
-  return `${where}: ${t("score {points}", { points: num(option.points) })}${doubled}`;
+  const gain = school && option.gain ? `, ${signed(option.gain)}` : "";
+  return `${where}: ${t("score {points}", { points: num(option.points) })}${doubled}${gain}`;
 }
 
 /**
@@ -119,7 +122,7 @@ function legalButtons(options, row, rules, column, onMove, armed) {
         type: "button",
         class: `move ${cls}${option.action === armed ? " armed" : ""}`,
         "data-action": option.action,
-        "aria-label": option.action === armed ? `${confirmWords(option, rules)} ${moveLabel(option, label, colName)}` : moveLabel(option, label, colName),
+        "aria-label": option.action === armed ? `${confirmWords(option, rules)} ${moveLabel(option, label, colName, row.school)}` : moveLabel(option, label, colName, row.school),
         title: option.verb === "score" && option.gain !== undefined ? `${t("total")} ${signed(option.gain)}` : null,
         onclick: (/** @type {Event} */ click) => {
           click.stopPropagation();
