@@ -2,7 +2,7 @@
 number of players and turns left, the standard deviation of a seat's final total around what the
 value network expects of its sheet, as it matters for who wins.
 
-    .venv/bin/python benchmarks/school_spread.py --columns 3 --players 2 3 --games 400 --workers 2
+    .venv/bin/python benchmarks/school_spread.py --columns 3 --players 2 3 4 --games 400 --workers 2
 
 Plays `--games` games of experts only for every width (`--columns`) and number of players
 (`--players`) on the dice of `--seed + g` (away from the calibration games of

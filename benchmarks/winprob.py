@@ -305,7 +305,8 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
     base = baselines(flat)
     ms = flat.seconds * 1000
     p50, p95 = (float(np.percentile(ms, q)) for q in (50, 95)) if len(ms) else (0.0, 0.0)
-    by_seat = np.mean([rec.shares for rec in records], axis=0) if records else np.zeros(0)
+    same = len({len(rec.levels) for rec in records}) == 1
+    by_seat = np.mean([rec.shares for rec in records], axis=0) if same else np.zeros(0)
     by_level: dict[str, float] = {}
     for rec in records:
         for level, share in zip(rec.levels, rec.shares, strict=True):
@@ -328,7 +329,7 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
         f"baseline with progress {base['baseline_progress']:.4f}); "
         f"ms per call p50 {p50:.2f} p95 {p95:.2f}"
     )
-    if len({len(rec.levels) for rec in records}) == 1:
+    if same:
         print(f"  wins by seat {out['wins_by_seat']}, by level {out['wins_by_level']}")
     print(f"  {'decile':<9} {'count':>8} {'predicted':>9} {'observed':>9} {'diff':>8}")
     for row in table:

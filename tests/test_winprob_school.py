@@ -14,10 +14,16 @@ import pytest
 
 from dicepoker.bots import make_bot
 from dicepoker.dice import FixedDice, SeededDice
-from dicepoker.engine import ROLL, GameState, apply, new_game, ranking, totals
+from dicepoker.engine import ROLL, GameState, Roll, apply, new_game, positions_of, ranking, totals
 from dicepoker.rules import get_rules
-from dicepoker.winprob import win_probability
-from dicepoker.winprob.school import _backend, school_distributions, spread_table, turn_ends
+from dicepoker.winprob import chances_after, win_chances, win_probability
+from dicepoker.winprob.school import (
+    _backend,
+    keep_distributions,
+    school_distributions,
+    spread_table,
+    turn_ends,
+)
 
 RULES = get_rules("school", {})
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "winprob.py"
@@ -106,7 +112,7 @@ def test_no_turn_left_is_an_exact_total() -> None:
 
 def test_the_symmetric_start_is_even() -> None:
     """At the start the seats differ only by who moves first (measured in the benchmark's 2-player
-    expert games: seat 0 won 48.7% of 300, +- 2.9); the model gives the mover its turn
+    expert games: seat 0 won 53.3% of 300, +- 2.9); the model gives the mover its turn
     played out and the other seat its sheet's value, which agree within a few points."""
     for players in (2, 3):
         chances = win_probability(new_game(RULES, [f"p{i}" for i in range(players)]))
@@ -131,6 +137,33 @@ def test_the_turn_played_out_is_the_plans_own_expectation() -> None:
         mid = turn_ends(backend.planner, rolled)
         assert mid.weight.sum() == pytest.approx(1.0)
         assert mid.mean == pytest.approx(plan.keep_score(left, best), abs=1e-6)
+
+
+def test_a_keep_before_its_dice_land() -> None:
+    """The mover's distribution once it keeps dice: the plan's own expected points of that keep,
+    and chances equal to the average of the chances over the throw (up to the two-turn search
+    where the plan stops, and the merging of the turn's ends)."""
+    state = apply(played(2, seed=10, turns=50), ROLL, SeededDice(4))
+    backend = _backend(RULES)
+    plan = backend.planner.plan(state)
+    space = plan.space
+    left = RULES.rolls_per_turn - state.rolls
+    for kept in (tuple(sorted(state.dice))[:3], (), tuple(sorted(state.dice))[:4]):
+        keep = space.keep_index[kept]
+        ends = turn_ends(backend.planner, state, kept)
+        assert ends.weight.sum() == pytest.approx(1.0)
+        assert ends.mean == pytest.approx(plan.keep_score(left, keep), abs=1e-6)
+        dists = keep_distributions(state, kept)
+        mover = dists[state.seat]
+        now = totals(state)[state.seat]
+        assert mover is not None and mover.mean == pytest.approx(now + ends.mean, abs=0.5)
+        if len(kept) >= 3:  # few throws to average over
+            positions = positions_of(state.dice, kept)
+            averaged = chances_after(state, Roll(positions))
+            assert averaged is not None
+            assert win_chances(dists) == pytest.approx(averaged, abs=0.01)
+    with pytest.raises(ValueError):
+        turn_ends(backend.planner, played(2, seed=10, turns=50), ())
 
 
 def test_the_dice_on_the_table_count() -> None:

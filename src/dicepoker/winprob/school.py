@@ -5,16 +5,19 @@ zeros) plus what its turns left will bring. The expert's value network says how 
 average (`bots/school_value.py`: the network over the sheet's features, which see the rivals'
 sheets in the race for the stars, with the duel fit's correction in games with rivals); around it
 the total is taken to be normal, with a spread measured on the expert's own games with rivals
-(`data/school_spread.json`, fitted by `benchmarks/winprob_school.py`).
+(`data/school_spread.json`, fitted by `benchmarks/school_spread.py`).
 
-Why a spread of its own: the committed spread of `school_net` is what one seat's turns bring
-beyond the network's estimate, which is right for one seat alone, but the seats' outcomes are not
-independent: a star one of them takes is a star the others lose, so their errors are negatively
-correlated and the margin between two seats varies more than the two spreads say. `win_chances`
-compares the seats as independent, so the fitted spread of a seat is the one that gives the
-margins their measured variance: per number of players and turns left, `s[t]**2` is fitted so that
-the variance of the error of the margin between two seats with `t` and `u` turns left is
-`s[t]**2 + s[u]**2`. Without a fit for a sheet width the committed spread is used.
+Why a spread of its own: the committed spread of `school_net` is what one seat's own turns bring
+beyond the network's estimate, measured on games against mixed rivals, but who wins depends on the
+margins between seats, and the seats of one table are not independent (a star one of them takes
+is lost to the others; all of them race the same rivals). `win_chances` compares the seats as
+independent, so the fitted spread of a seat is the one that gives the margins their measured
+variance: per number of players and turns left, `s[t]**2` is fitted so that the squared error of
+the margin between two seats with `t` and `u` turns left is `s[t]**2 + s[u]**2` on average. With
+2 players it is close to the committed spread (91 points against 97 with 12 turns left, 176 for
+both at the start); with 3 and 4 it is smaller (77 and 77 with 12 turns left, 165 and 152 at the
+start), and the committed one would leave the chances of 3- and 4-player games too timid. Without
+a fit for a sheet width the committed spread is used.
 
 The player to move is valued where it stands, not between turns: its turn is played out exactly
 under the expert's own plan (`Planner.plan`, the within-turn expectimax the `expert` bot plays):
@@ -185,9 +188,11 @@ def _policy(plan: TurnPlan, rerolls: int) -> tuple[list[IntArray], list[FloatArr
     return picks, rolls
 
 
-def turn_ends(planner: Planner, state: GameState) -> TurnEnds:
+def turn_ends(planner: Planner, state: GameState, kept: tuple[int, ...] | None = None) -> TurnEnds:
     """How the mover's turn ends from `state` (dice on the table, or none yet) when the expert
-    plays it: the chances of every stopping hand, by the plan's keeps and the dice's odds."""
+    plays it: the chances of every stopping hand, by the plan's keeps and the dice's odds. With
+    `kept` (faces), from the moment the mover keeps those dice and throws the others, before they
+    land (the turn must have a roll left)."""
     plan = planner.plan(state)
     space = plan.space
     rules = state.rules
@@ -199,7 +204,13 @@ def turn_ends(planner: Planner, state: GameState) -> TurnEnds:
     move = plan.best_move
     points = np.take_along_axis(points_all, move[None], axis=0)[0]
     reach = np.zeros(plan.stop.shape)
-    if state.rolls == 0:
+    if kept is not None:
+        if not 0 < state.rolls < rules.rolls_per_turn:
+            raise ValueError("no dice to keep, or no roll left")
+        keep = space.keep_index[tuple(sorted(kept))]
+        reach[:, 1 if keep == space.empty_keep else 0] = space.trans[keep]
+        left = rules.rolls_per_turn - state.rolls - 1
+    elif state.rolls == 0:
         reach[:, 1] = space.trans[space.empty_keep]
         left = rerolls
     else:
@@ -244,11 +255,15 @@ def _merge(weights: FloatArray, means: FloatArray, sd: float) -> ScoreDistributi
 
 
 def _mover(
-    state: GameState, total: float, left: int, spread: tuple[float, ...]
+    state: GameState,
+    total: float,
+    left: int,
+    spread: tuple[float, ...],
+    kept: tuple[int, ...] | None = None,
 ) -> ScoreDistribution:
     backend = _backend(state.rules)
     with backend.lock:
-        ends = turn_ends(backend.planner, state)
+        ends = turn_ends(backend.planner, state, kept)
     return _merge(ends.weight.ravel(), total + ends.points.ravel(), spread[left - 1])
 
 
@@ -287,6 +302,21 @@ def school_distributions(state: GameState) -> list[ScoreDistribution | None]:
     return out
 
 
+def keep_distributions(state: GameState, kept: tuple[int, ...]) -> list[ScoreDistribution | None]:
+    """Each seat's final total once the mover keeps the dice `kept` (faces) and throws the
+    others, before they land: its turn goes on under the expert's plan. The other seats' are
+    those of `state`, so the chances of winning from these are the average, over the throw, of
+    the chances after it (a seat's chance is linear in the mover's distribution)."""
+    out = school_distributions(state)
+    rules = state.rules
+    sheet = state.sheet
+    live = [seat for seat in range(len(state.players)) if seat not in state.forfeited]
+    spread = spread_table(rules, len(live))
+    total = float(sheet_breakdown(rules, sheet).total)
+    out[state.seat] = _mover(state, total, rules.cells - sheet.filled, spread, kept)
+    return out
+
+
 def clear_caches() -> None:
     """Forget the cached seat values (the planners' turn plans are let go at their next turn)."""
     with _values_lock:
@@ -297,6 +327,7 @@ __all__ = [
     "SPREAD_FILE",
     "TurnEnds",
     "clear_caches",
+    "keep_distributions",
     "rest_values",
     "school_distributions",
     "spread_table",
