@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from dicepoker.advisor import advise, analyse
+from dicepoker.advisor import advise
 from dicepoker.bots import make_bot
 from dicepoker.bots.school_value import ENDGAME_TURNS, WIN_POINTS
 from dicepoker.dice import SeededDice
 from dicepoker.engine import ROLL, Move, Roll, legal_actions
 from dicepoker.record import Game, load_record, replay
+from dicepoker.review import analyse
 from dicepoker.rules import get_rules
 from dicepoker.simulate import play_game
 

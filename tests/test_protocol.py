@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dicepoker import engine
-from dicepoker.advisor import advise, analyse
+from dicepoker.advisor import advise
 from dicepoker.bots import make_bot
 from dicepoker.dice import SeededDice
 from dicepoker.engine import IllegalActionError
@@ -51,6 +51,7 @@ from dicepoker.protocol import (
     ws_schema_text,
 )
 from dicepoker.record import Game, load_record, replay
+from dicepoker.review import analyse
 from dicepoker.rules import get_rules
 from dicepoker.view import game_view
 

@@ -141,7 +141,7 @@ def test_the_thresholds_are_shares_of_a_turns_points() -> None:
 
 
 def test_find_puzzles_takes_the_blunder_of_a_person_only(record: dict[str, Any]) -> None:
-    from dicepoker.advisor import analyse
+    from dicepoker.review import analyse
 
     analysis = analyse(record).as_json()
     found = find_puzzles(record, [0, 1], analysis)

@@ -364,6 +364,11 @@ def test_advice_and_analysis_endpoints(server: LiveServer) -> None:
     assert [p["name"] for p in analysis["players"]] == ["Ana", "Expert 2"]
     assert analysis["players"][1]["expected_loss"] == 0
     assert analysis["players"][0]["decisions"] >= 1
+    assert analysis["curve"][0]["turn"] == 0 and len(analysis["curve"][0]["chances"]) == 2
+    decision = analysis["decisions"][0]
+    assert decision["link"] == f"/replay/g/{body['id']}?turn={decision['turn'] - 1}&roll=1"
+    assert len(decision["win_before"]) == 2 and decision["win_lost"] >= 0
+    assert analysis["rolls"][0]["seat"] == 0 and analysis["players"][0]["verdict"]
     ana.close()
 
 

@@ -1,10 +1,10 @@
-"""The move advisor and post-game analysis, built on the expert's own evaluation.
+"""The move advisor, built on the expert's own evaluation.
 
 `advise(state)` gives the expected final score of the player to move for every legal action (each
 roll or hold, each cell move) and the best one: from the exact solver where it applies
 (`yahtzee`, `yahtzee15`, `poker-dice`), else from the within-turn expectimax over the School
-value network (the `expert` bot's method). `analyse(record)` replays a record and, for every
-decision, compares the action taken with the best one: the expected points it lost.
+value network (the `expert` bot's method). The post-game analysis (`dicepoker.review`) judges
+every decision of a game by these values.
 
 In a School game with rivals the expert does not rank options by expected points alone: before
 its last turns it takes a margin for risk (`school_value.RISK`), and in its last turns
@@ -16,8 +16,7 @@ carries (`win`). There the best option is the one worth most by the expert's own
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -29,7 +28,6 @@ from dicepoker.bots.school_value import SchoolValue
 from dicepoker.engine import (
     ROLL,
     Action,
-    Forfeit,
     GameState,
     IllegalActionError,
     Move,
@@ -37,7 +35,6 @@ from dicepoker.engine import (
     legal_actions,
     sheet_breakdown,
 )
-from dicepoker.record import replay, rules_of
 from dicepoker.rules import Rules
 
 # Losses under this many points are rounding noise between equally good options.
@@ -160,116 +157,3 @@ def advise(state: GameState) -> Advice:
             options = tuple(Option(a, v) for a, v in solver.action_values(state))
             return Advice(state.seat, "solver", options)
         return Advice(state.seat, "expectimax", _expectimax_options(state))
-
-
-# --- analysis ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    turn: int  # 1-based record turn
-    seat: int
-    action: Action
-    best: Action
-    value: float  # expected final score of the action taken
-    best_value: float
-    lost: float  # the expert's measure of the best option minus that of the action taken
-
-    @property
-    def loss(self) -> float:
-        return self.lost if self.lost > NOISE else 0.0
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "turn": self.turn,
-            "seat": self.seat,
-            "action": str(self.action),
-            "best": str(self.best),
-            "value": round(self.value, 4),
-            "best_value": round(self.best_value, 4),
-            "loss": round(self.loss, 4),
-        }
-
-
-@dataclass
-class PlayerSummary:
-    seat: int
-    name: str
-    decisions: int = 0
-    mistakes: int = 0  # decisions that lost more than a point
-    loss: float = 0.0
-    worst: list[Decision] = field(default_factory=list)
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "seat": self.seat,
-            "name": self.name,
-            "decisions": self.decisions,
-            "mistakes": self.mistakes,
-            "expected_loss": round(self.loss, 3),
-            "mean_loss": round(self.loss / self.decisions, 4) if self.decisions else 0.0,
-            "worst": [d.as_json() for d in self.worst],
-        }
-
-
-@dataclass
-class Analysis:
-    variant: str
-    method: str
-    decisions: list[Decision]
-    players: list[PlayerSummary]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "method": self.method,
-            "players": [p.as_json() for p in self.players],
-            "decisions": [d.as_json() for d in self.decisions],
-        }
-
-
-def analyse(record: Mapping[str, Any]) -> Analysis:
-    """Replay `record` and value every decision against the best option at that moment.
-
-    The first roll of a turn is forced and is not counted, nor is a clock forfeit. A bad record
-    raises the record's own errors (`RecordFormatError`, `RecordTurnError`).
-    """
-    decisions: list[Decision] = []
-
-    def judge(state: GameState, action: Action) -> None:
-        if state.finished or isinstance(action, Forfeit):
-            return
-        if isinstance(action, Roll) and state.rolls == 0:
-            return
-        advice = advise(state)
-        try:
-            taken = advice.option(action)
-        except KeyError:
-            return  # not a legal option: the replay refuses it with its turn and reason
-        best = advice.best
-        decisions.append(
-            Decision(
-                state.turn + 1,
-                state.seat,
-                action,
-                best.action,
-                taken.value,
-                best.value,
-                best.worth - taken.worth,
-            )
-        )
-
-    rules, players = rules_of(record)
-    replay(record, observer=judge)
-    summaries = [PlayerSummary(seat, name) for seat, name in enumerate(players)]
-    for decision in decisions:
-        summary = summaries[decision.seat]
-        summary.decisions += 1
-        summary.loss += decision.loss
-        if decision.loss > 1.0:
-            summary.mistakes += 1
-    for summary in summaries:
-        mine = [d for d in decisions if d.seat == summary.seat and d.loss > 0]
-        summary.worst = sorted(mine, key=lambda d: -d.loss)[:5]
-    method = "solver" if solver_for(rules) is not None else "expectimax"
-    return Analysis(rules.variant, method, decisions, summaries)

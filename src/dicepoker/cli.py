@@ -163,9 +163,10 @@ def analyse_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     all_moves: Annotated[bool, typer.Option("--all", help="List every decision.")] = False,
 ) -> None:
-    """Every decision of a record against the best option: expected points lost, per player."""
-    from dicepoker.advisor import analyse
+    """Every decision of a record against the best option (expected points lost), each roll's
+    luck and, with rivals, the chances of winning, per player."""
     from dicepoker.record import RecordError, load_record
+    from dicepoker.review import analyse
 
     try:
         record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
@@ -185,10 +186,13 @@ def analyse_command(
         )
     typer.echo(f"\n{analysis.variant} ({analysis.method})")
     for player in analysis.players:
-        typer.echo(
+        line = (
             f"{player.name:<12} decisions {player.decisions:4d}  mistakes {player.mistakes:4d}"
-            f"  expected points lost {player.loss:9.2f}"
+            f"  expected points lost {player.loss:9.2f}  luck {player.luck:+8.2f}"
         )
+        if player.luck_win is not None and player.win_lost is not None:
+            line += f" ({player.luck_win:+.1%})  chance lost {player.win_lost:.1%}"
+        typer.echo(f"{line}  play: {player.verdict}")
 
 
 app.command("analyze", hidden=True)(analyse_command)

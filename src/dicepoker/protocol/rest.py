@@ -206,13 +206,26 @@ class GameAdvice(Advice):
 
 
 class Decision(Wire):
-    turn: int
+    """A decision of the game against the expert's choice (`dicepoker.review.Decision`)."""
+
+    turn: int = Field(description="the record's turn (1-based, every player's turns counted)")
+    roll: int = Field(description="the rolls of the turn before the decision")
     seat: int
     action: str
-    best: str
-    value: float
+    best: str = Field(description="the expert's choice")
+    value: float = Field(description="the mover's expected final score after the action taken")
     best_value: float
-    loss: float
+    loss: float = Field(description="the expert's measure of its choice less the action's")
+    win_before: list[float] | None = Field(
+        description="every seat's chance of winning at the decision (null: no rivals)"
+    )
+    win_after: list[float] | None = Field(
+        description="every seat's chance once the action is chosen, before a reroll lands"
+    )
+    win_lost: float | None = Field(
+        description="the mover's chance after the expert's choice less after the action"
+    )
+    link: str | Absent = absent("the replay viewer at the position (from the API)")
 
 
 class PlayerAnalysis(Wire):
@@ -222,16 +235,57 @@ class PlayerAnalysis(Wire):
     mistakes: int
     expected_loss: float
     mean_loss: float
+    luck: float = Field(description="the luck of the player's rolls, in expected points")
+    luck_win: float | None = Field(description="the same in chance of winning (null: no rivals)")
+    win_lost: float | None = Field(description="chance of winning lost by decisions")
+    verdict: Literal["perfect", "excellent", "strong", "decent", "shaky", "weak"] = Field(
+        description="the play by its mean loss per decision (docs/analysis.md)"
+    )
     worst: list[Decision]
+    key_moments: list[Decision] = Field(description="the three costliest decisions")
+
+
+class RollLuck(Wire):
+    """How far a roll's dice moved the mover's expected final score and chance of winning."""
+
+    turn: int
+    roll: int = Field(description="which roll of the turn (1-based)")
+    seat: int
+    dice: list[int]
+    expected_before: float
+    expected_after: float
+    luck: float
+    win_before: float | None
+    win_after: float | None
+    luck_win: float | None
+
+
+class CurvePoint(Wire):
+    turn: int = Field(description="complete turns played (the replay viewer's turn)")
+    roll: int = Field(description="rolls of the next turn")
+    chances: list[float]
+
+
+class Swing(Wire):
+    index: int = Field(description="the curve point reached (from the one before)")
+    seat: int
+    change: float
+    turn: int
+    roll: int
+    cause: Literal["roll", "decision"]
 
 
 class Analysis(Wire):
-    """`GET /api/{games|records}/{id}/analysis` (`dicepoker.advisor.analyse(...).as_json()`)."""
+    """`GET /api/{games|records}/{id}/analysis` (`dicepoker.review.analyse(...).as_json()`)."""
 
     variant: str
     method: str
+    rolls_per_turn: int
     players: list[PlayerAnalysis]
     decisions: list[Decision]
+    rolls: list[RollLuck]
+    curve: list[CurvePoint] = Field(description="every position's chances (empty: no rivals)")
+    swings: list[Swing]
 
 
 class DiceCheck(Wire):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from dicepoker.engine import Action, GameState, Roll
@@ -27,11 +28,18 @@ class AnalysisCache:
         self.size = size
         self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
-    async def analysis(self, key: str | None, record: dict[str, Any]) -> dict[str, Any]:
+    async def analysis(
+        self,
+        key: str | None,
+        record: dict[str, Any],
+        levels: Sequence[str | None] | None = None,
+    ) -> dict[str, Any]:
+        """The analysis of `record` (`levels`: each seat's level where known, a bot's; one key
+        is always asked with the same)."""
         if key is not None and key in self._kept:
             self._kept.move_to_end(key)
             return self._kept[key]
-        result = await asyncio.to_thread(analyse, record)
+        result = await asyncio.to_thread(analyse, record, levels)
         if key is not None:
             self._kept[key] = result
             while len(self._kept) > self.size:
@@ -45,13 +53,33 @@ def advise(state: GameState) -> dict[str, Any]:
     return advisor(state).as_json()
 
 
-def analyse(record: dict[str, Any]) -> dict[str, Any]:
-    from dicepoker.advisor import analyse as analyser
+def analyse(record: dict[str, Any], levels: Sequence[str | None] | None = None) -> dict[str, Any]:
+    from dicepoker.review import analyse as analyser
 
     try:
-        return analyser(record).as_json()
+        return analyser(record, levels).as_json()
     except RecordError as exc:
         raise Refusal("bad_record", str(exc)) from None
+
+
+def with_links(analysis: dict[str, Any], viewer: str) -> dict[str, Any]:
+    """The analysis with a link to the replay viewer (`viewer`, its path) at the position of
+    every decision (a copy: the cached analysis is shared)."""
+
+    def linked(decision: dict[str, Any]) -> dict[str, Any]:
+        turn, roll = int(decision["turn"]) - 1, int(decision["roll"])
+        return {**decision, "link": f"{viewer}?turn={turn}&roll={roll}"}
+
+    players = [
+        {
+            **player,
+            "worst": [linked(d) for d in player.get("worst", [])],
+            "key_moments": [linked(d) for d in player.get("key_moments", [])],
+        }
+        for player in analysis.get("players", [])
+    ]
+    decisions = [linked(d) for d in analysis.get("decisions", [])]
+    return {**analysis, "players": players, "decisions": decisions}
 
 
 def turn_seats(record: dict[str, Any]) -> list[int]:

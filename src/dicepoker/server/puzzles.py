@@ -138,7 +138,7 @@ def cut(record: Mapping[str, Any], index: int, rolls: int) -> dict[str, Any]:
 def find_puzzles(
     record: Mapping[str, Any], people: Sequence[int], analysis: Mapping[str, Any]
 ) -> list[Found]:
-    """The decisions of `people` (seats) in `analysis` (of `record`, `dicepoker.advisor.analyse`
+    """The decisions of `people` (seats) in `analysis` (of `record`, `dicepoker.review.analyse`
     as JSON) that lost at least `threshold`, the worst first (at most `MAX_PER_GAME`).
 
     The analysis names a decision by turn, seat and action; the record is replayed with the
@@ -323,7 +323,7 @@ class Puzzles:
         if people:
             async with self._one:
                 record = live.record()
-                analysis = await self.analyses.analysis(f"game:{live.id}", record)
+                analysis = await self.analyses.analysis(f"game:{live.id}", record, live.levels())
                 found = await asyncio.to_thread(find_puzzles, record, people, analysis)
         now = utcnow()
         # A daily game's puzzles would show that day's dice to those still to play it.

@@ -112,7 +112,9 @@ class Results:
 
     async def accuracy(self, live: LiveGame) -> None:
         """Each account seat's expected points lost and decisions, from the game's analysis."""
-        analysis = await self.analyses.analysis(f"game:{live.id}", live.game.to_record())
+        analysis = await self.analyses.analysis(
+            f"game:{live.id}", live.game.to_record(), live.levels()
+        )
         players = {player["seat"]: player for player in analysis.get("players", [])}
         async with self.store.writing(), self.store.sessions() as session, session.begin():
             rows = await session.scalars(

@@ -80,12 +80,17 @@ def chances_after(
     from dicepoker import solver
 
     played = tuple(levels) if levels is not None else (None,) * len(state.players)
-    if not solver.supports(state.rules):
+    if state.stage > 0 or state.finished:
         return _averaged_over_reroll(state, action, played)
-    from dicepoker.winprob.sheets import keep_distributions
-
     kept = tuple(sorted(state.dice[p] for p in action.keep))
-    dists = keep_distributions(state, kept)
+    if solver.supports(state.rules):
+        from dicepoker.winprob.sheets import keep_distributions as sheet_keeps
+
+        dists = sheet_keeps(state, kept)
+    else:
+        from dicepoker.winprob.school import keep_distributions as school_keeps
+
+        dists = school_keeps(state, kept)
     return tuple(win_chances(_handicapped(state, dists, played)))
 
 

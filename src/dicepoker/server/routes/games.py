@@ -37,7 +37,7 @@ from dicepoker.protocol import (
 )
 from dicepoker.ratings import Rating, shown
 from dicepoker.server.accounts import DELETED_NAME, Account, optional_account
-from dicepoker.server.analysis import advise, position
+from dicepoker.server.analysis import advise, position, with_links
 from dicepoker.server.ratings import unrated_why
 from dicepoker.server.services import ANALYSING, CREATING, Services, live_game, services
 
@@ -210,7 +210,8 @@ async def game_advice(live: Live) -> dict[str, Any]:
 async def game_analysis(live: Live, app: App) -> dict[str, Any]:
     """Every decision of the game so far against the best option (the finished-game page)."""
     key = f"game:{live.id}" if live.game.state.finished else None
-    return await app.analyses.analysis(key, live.record())
+    analysis = await app.analyses.analysis(key, live.record(), live.levels())
+    return with_links(analysis, f"/replay/g/{live.id}")
 
 
 @router.get("/{game_id}/verify", response_model=DiceCheck, responses=error_responses(404, 409))

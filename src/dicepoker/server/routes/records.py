@@ -29,7 +29,7 @@ from dicepoker.protocol import (
     record_body,
 )
 from dicepoker.record import RecordError, RecordTurnError, check_record, load_record
-from dicepoker.server.analysis import position
+from dicepoker.server.analysis import position, with_links
 from dicepoker.server.services import ANALYSING, CREATING, Services, services
 
 router = APIRouter(prefix="/api/records", tags=["records"])
@@ -99,7 +99,8 @@ async def get_record(record: Stored) -> JSONResponse:
     responses=error_responses(404, 422, 429),
 )
 async def record_analysis(record_id: str, record: Stored, app: App) -> dict[str, Any]:
-    return await app.analyses.analysis(f"record:{record_id}", record)
+    analysis = await app.analyses.analysis(f"record:{record_id}", record)
+    return with_links(analysis, f"/replay/r/{record_id}")
 
 
 @router.get("/{record_id}/verify", response_model=DiceCheck, responses=error_responses(404))
