@@ -425,6 +425,15 @@ interface Decision {
   value: number;
   best_value: number;
   loss: number;
+  /** The rolls of its turn before it (1-based): the replay viewer's ?turn={turn-1}&roll={roll}. */
+  roll?: number;
+  /** Every seat's chance of winning at the decision, and once its option is chosen. */
+  win_before?: number[] | null;
+  win_after?: number[] | null;
+  /** The mover's chance after the best option less after the one taken (>= 0). */
+  win_lost?: number | null;
+  /** The replay viewer at its position (the API only). */
+  link?: string;
 }
 
 /** A decision with its place in the turn: `k` (0: after the first roll) and its dice. */
@@ -460,6 +469,47 @@ interface AnalysisPlayer {
   expected_loss: number;
   mean_loss: number;
   worst: Decision[];
+  /** The luck of the player's rolls, in points of expected final score (+ lucky). */
+  luck?: number;
+  /** The same in chance of winning (a fraction; null in a game alone). */
+  luck_win?: number | null;
+  /** The chance of winning lost by the player's decisions (a fraction >= 0; null alone). */
+  win_lost?: number | null;
+  /** The verdict on the play, by mean loss per decision. */
+  verdict?: "perfect" | "excellent" | "strong" | "decent" | "shaky" | "weak" | string;
+  /** The costliest decisions (up to 3). */
+  key_moments?: Decision[];
+}
+
+/** A roll of the game and its luck (the mover's expected final score and chance). */
+interface RollLuck {
+  turn: number;
+  roll: number;
+  seat: number;
+  dice: number[];
+  expected_before: number;
+  expected_after: number;
+  luck: number;
+  win_before?: number | null;
+  win_after?: number | null;
+  luck_win?: number | null;
+}
+
+/** Every seat's chance of winning at a position (the replay viewer's turn and roll). */
+interface CurvePoint {
+  turn: number;
+  roll: number;
+  chances: number[];
+}
+
+/** A big move of the curve: `curve[index]` against `curve[index - 1]`. */
+interface Swing {
+  index: number;
+  seat: number;
+  change: number;
+  turn: number;
+  roll: number;
+  cause: "roll" | "decision" | string;
 }
 
 /** GET /api/{games|records}/{id}/analysis */
@@ -468,6 +518,12 @@ interface Analysis {
   method: string;
   players: AnalysisPlayer[];
   decisions: Decision[];
+  rolls_per_turn?: number;
+  rolls?: RollLuck[];
+  /** Every seat's chance at every position, in order (empty in a game alone). */
+  curve?: CurvePoint[];
+  /** The biggest moves of the curve, largest first (at most 3). */
+  swings?: Swing[];
 }
 
 interface RecordRoll {

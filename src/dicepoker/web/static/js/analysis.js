@@ -1,7 +1,10 @@
 // The advisor's words on the page: actions as text (holds by the faces they keep), and the
-// analysis of a game (GET /api/{games|records}/{id}/analysis) as a panel of per-player figures and
-// worst moves, for the end screen of the table and the replay viewer.
+// analysis of a game (GET /api/{games|records}/{id}/analysis) as a panel, for the end screen of
+// the table and the replay viewer: the curve of the chances of winning (curve.js), and per player
+// the verdict, the figures (decisions, mistakes, points lost, luck, chance lost), the key moments
+// and the worst moves, each linking to the position where it was made.
 import { clear, dec, h, minus, num, rowLabel, shownName, t } from "./common.js";
+import { curveSection, signedPct } from "./curve.js";
 import { faceLabel, miniDie } from "./dice.js";
 
 /** A decision that loses more than this many points of expected final score is a mistake
@@ -134,6 +137,114 @@ function place(placed, decision) {
   return placed.find((d) => d.turn === decision.turn && d.seat === decision.seat && d.action === decision.action && d.value === decision.value) || { ...decision, k: null, own: 0, dice: null };
 }
 
+/**
+ * The rolls of its turn before a decision (the replay viewer's `roll`): the analysis says it
+ * (`roll`); an older one is placed by the record (0: not known).
+ * @param {PlacedDecision} decision
+ */
+export function rollOf(decision) {
+  if (Number.isInteger(decision.roll)) return Number(decision.roll);
+  return decision.k === null ? 0 : decision.k + 1;
+}
+
+/**
+ * A signed number of points with a real minus sign, one decimal: +12.3, −4.0, 0.0.
+ * @param {number} value
+ */
+export function signedDec(value) {
+  const text = dec(Math.abs(value), 1);
+  if (!/[1-9]/.test(text)) return text;
+  return `${value > 0 ? "+" : "\u2212"}${text}`;
+}
+
+/**
+ * Who played each turn of the record (1-based) and which of their own turns it was, from the
+ * analysis's rolls and decisions.
+ * @param {Analysis} analysis
+ * @returns {Map<number, { seat: number, own: number }>}
+ */
+export function turnOwners(analysis) {
+  /** @type {Map<number, number>} */
+  const seatOf = new Map();
+  for (const item of [...(analysis.rolls || []), ...(analysis.decisions || [])]) {
+    if (Number.isInteger(item.turn) && !seatOf.has(item.turn)) seatOf.set(item.turn, item.seat);
+  }
+  /** @type {Map<number, number>} */
+  const counts = new Map();
+  /** @type {Map<number, { seat: number, own: number }>} */
+  const owners = new Map();
+  for (const turn of [...seatOf.keys()].sort((a, b) => a - b)) {
+    const seat = /** @type {number} */ (seatOf.get(turn));
+    const own = (counts.get(seat) || 0) + 1;
+    counts.set(seat, own);
+    owners.set(turn, { seat, own });
+  }
+  return owners;
+}
+
+/**
+ * A verdict on a player's play in plain words (by the mean loss per decision; docs/analysis.md).
+ * @param {string | undefined} code
+ */
+export function verdictText(code) {
+  switch (code) {
+    case "perfect": return t("Perfect play: every decision was the expert's.");
+    case "excellent": return t("Excellent play: close to the expert's.");
+    case "strong": return t("Strong play: a few small slips.");
+    case "decent": return t("Decent play: some points lost along the way.");
+    case "shaky": return t("Shaky play: several costly decisions.");
+    case "weak": return t("Weak play: many points lost to better choices.");
+    default: return "";
+  }
+}
+
+/**
+ * What a decision was against the expert's choice: "Played: keep 5 5 · Expert: keep 5 5 5 ·
+ * −1.9 points · −2% chance of winning" (or the expert's choice itself, when it lost nothing).
+ * @param {string} variant
+ * @param {Decision} decision
+ * @param {number[] | null | undefined} dice
+ * @param {string[] | null | undefined} faceLabels
+ */
+export function decisionNode(variant, decision, dice, faceLabels) {
+  const parts = [h("span", { class: "dn-played" }, `${t("Played")}: `, actionNode(variant, decision.action, dice, faceLabels))];
+  if (decision.loss > 0) {
+    parts.push(h("span", { class: "dn-best" }, `${t("Expert")}: `, actionNode(variant, decision.best, dice, faceLabels)));
+    parts.push(h("span", { class: "dn-loss" }, t("{points} points", { points: minus(decision.loss, 1) })));
+    const lost = decision.win_lost;
+    if (typeof lost === "number" && Number.isFinite(lost) && /[1-9]/.test(signedPct(-lost))) {
+      parts.push(h("span", { class: "dn-win" }, t("{pct} chance of winning", { pct: signedPct(-lost) })));
+    }
+  } else {
+    parts.push(h("span", { class: "dn-best dn-same" }, t("the expert's choice")));
+  }
+  /** @type {HTMLElement[]} */
+  const joined = [];
+  parts.forEach((part, i) => {
+    if (i) joined.push(h("span", { class: "dn-sep", "aria-hidden": "true" }, " · "));
+    joined.push(part);
+  });
+  return h("span", { class: "decision-line" }, joined);
+}
+
+/**
+ * A link to a position of the game (the replay viewer's turn and roll) where the options say
+ * where positions are; else the text alone (labelled).
+ * @param {AnalysisOptions} opts
+ * @param {number} turn
+ * @param {number} roll
+ * @param {string} text
+ * @param {string} label
+ * @param {string | null} [fallback] the address when the options give none (the API's `link`)
+ */
+function positionLink(opts, turn, roll, text, label, fallback) {
+  const href = opts.href ? opts.href(turn, roll) : fallback || null;
+  const jump = opts.onJump;
+  return href
+    ? h("a", { href, "aria-label": label, title: label, onclick: jump ? (/** @type {Event} */ click) => { click.preventDefault(); jump(turn, roll); } : null }, text)
+    : h("span", { "aria-label": label }, text);
+}
+
 /** @param {string} method */
 function methodNote(method) {
   return method === "solver" ? t("Exact values from the solver.") : t("Values estimated by the expert bot.");
@@ -160,38 +271,67 @@ function methodNote(method) {
 export function renderAnalysis(box, analysis, opts = {}) {
   const variant = opts.variant || analysis.variant;
   const placed = placeDecisions(analysis, opts.record);
+  const owners = turnOwners(analysis);
+  /** @type {string[]} the players' names by seat */
+  const names = [];
+  for (const player of analysis.players || []) names[player.seat] = shownName(player.name);
   clear(box);
   box.appendChild(h("h2", { id: "analysis-title" }, t("Analysis")));
-  box.appendChild(h("p", { class: "an-note" }, `${methodNote(analysis.method)} ${t("A mistake loses more than one point of expected final score.")}`));
+  const luckKnown = (analysis.players || []).some((p) => typeof p.luck === "number");
+  box.appendChild(h("p", { class: "an-note" },
+    `${methodNote(analysis.method)} ${t("A mistake loses more than one point of expected final score.")}`,
+    luckKnown ? ` ${t("Luck: how far the dice moved each player's expected final score (+ helped, − hurt).")}` : null));
+  const curve = curveSection(analysis, {
+    names,
+    describe: (swing) => describeSwing(analysis, swing, names, owners),
+    link: (turn, roll, text, label) => positionLink(opts, turn, roll, text, label),
+  });
+  if (curve) box.appendChild(curve);
   const grid = h("div", { class: "an-players" });
   for (const player of analysis.players || []) {
     const worst = (player.worst || []).map((d) => place(placed, d));
     /** @type {(cls: string, label: string, value: string, extra?: Child) => HTMLElement} */
     const stat = (cls, label, value, extra) => h("div", { class: `an-stat ${cls}` }, h("dt", null, label), h("dd", null, value, extra || null));
     const name = shownName(player.name);
+    const verdict = verdictText(player.verdict);
     const card = h("article", { class: "an-player", dataset: { seat: String(player.seat) }, "aria-label": `${t("Analysis")}: ${name}` },
       h("h3", { class: "an-name" }, name),
+      verdict ? h("p", { class: `an-verdict verdict-${player.verdict}` }, verdict) : null,
       h("dl", { class: "an-stats" },
         stat("an-decisions", t("Decisions"), num(player.decisions)),
         stat(`an-mistakes ${player.mistakes ? "bad" : ""}`, t("Mistakes"), num(player.mistakes)),
         stat(`an-loss ${player.expected_loss > 0 ? "bad" : ""}`, t("Expected points lost"), dec(player.expected_loss, 1)),
-        stat("an-mean", t("Per decision"), dec(player.mean_loss, 2))));
+        stat("an-mean", t("Per decision"), dec(player.mean_loss, 2)),
+        typeof player.luck === "number" ? stat(`an-luck ${luckClass(player.luck, 0.05)}`, t("Luck in points"), signedDec(player.luck)) : null,
+        typeof player.luck_win === "number" ? stat(`an-luck-win ${luckClass(player.luck_win, 0.0005)}`, t("Luck in chance of winning"), signedPct(player.luck_win)) : null,
+        typeof player.win_lost === "number" ? stat(`an-win-lost ${player.win_lost >= 0.005 ? "bad" : ""}`, t("Chance of winning lost by decisions"), signedPct(-player.win_lost)) : null));
+    const moments = (player.key_moments || []).slice(0, 3).map((d) => place(placed, d));
+    if (moments.length) {
+      card.appendChild(h("h4", null, t("Key moments")));
+      card.appendChild(
+        h("ol", { class: "an-moments" },
+          moments.map((d) => {
+            const roll = rollOf(d);
+            const own = num(d.own || owners.get(d.turn)?.own || d.turn);
+            const shown = roll ? t("Turn {n}, roll {roll}", { n: own, roll: num(roll) }) : t("Turn {n}", { n: own });
+            const turnLabel = roll ? t("{name}: turn {n}, roll {roll}", { name, n: own, roll: num(roll) }) : t("{name}: turn {n}", { name, n: own });
+            return h("li", { class: `an-moment ${d.loss > MISTAKE ? "mistake" : ""}` },
+              positionLink(opts, d.turn - 1, roll, shown, turnLabel, d.link),
+              " ",
+              decisionNode(variant, d, d.dice, opts.faceLabels));
+          })));
+    }
     if (worst.length) {
       card.appendChild(h("h4", null, t("Worst moves")));
       const body = h("tbody");
       for (const d of worst) {
-        const roll = d.k === null ? 0 : d.k + 1;
+        const roll = rollOf(d);
         const own = num(d.own || d.turn);
         const shown = roll ? t("Turn {n}, roll {roll}", { n: own, roll: num(roll) }) : t("Turn {n}", { n: own });
         const turnLabel = roll ? t("{name}: turn {n}, roll {roll}", { name, n: own, roll: num(roll) }) : t("{name}: turn {n}", { name, n: own });
-        const href = opts.href ? opts.href(d.turn - 1, roll) : null;
-        const jump = opts.onJump;
-        const turnCell = href
-          ? h("a", { href, "aria-label": turnLabel, title: turnLabel, onclick: jump ? (/** @type {Event} */ click) => { click.preventDefault(); jump(d.turn - 1, roll); } : null }, shown)
-          : h("span", { "aria-label": turnLabel }, shown);
         body.appendChild(
           h("tr", { class: d.loss > MISTAKE ? "mistake" : "" },
-            h("th", { scope: "row" }, turnCell),
+            h("th", { scope: "row" }, positionLink(opts, d.turn - 1, roll, shown, turnLabel)),
             h("td", { class: "an-played" }, actionNode(variant, d.action, d.dice, opts.faceLabels)),
             h("td", { class: "an-best" }, actionNode(variant, d.best, d.dice, opts.faceLabels)),
             h("td", { class: "an-lost" }, minus(d.loss, 1))),
@@ -214,6 +354,54 @@ export function renderAnalysis(box, analysis, opts = {}) {
     grid.appendChild(card);
   }
   box.appendChild(grid);
+}
+
+/**
+ * The class of a luck figure: good (the dice helped), bad (they hurt) or none (about even).
+ * @param {number} value
+ * @param {number} even below this either way it is about even
+ */
+function luckClass(value, even) {
+  return value >= even ? "good" : value <= -even ? "bad" : "";
+}
+
+/**
+ * A swing of the curve in words (who moved how much, after whose roll or decision) and the
+ * position it links to: the dice that landed, or the decision made.
+ * @param {Analysis} analysis
+ * @param {Swing} swing
+ * @param {string[]} names
+ * @param {Map<number, { seat: number, own: number }>} owners
+ */
+function describeSwing(analysis, swing, names, owners) {
+  const decided = swing.cause === "decision";
+  // The record's turn (1-based) it happened in: the one in progress after a roll, the one just
+  // ended after a decision (a cell move ends its turn).
+  const recordTurn = decided || swing.roll === 0 ? swing.turn : swing.turn + 1;
+  const owner = owners.get(recordTurn);
+  const mover = owner ? names[owner.seat] || "" : "";
+  const values = { name: names[swing.seat] || "", change: signedPct(swing.change), mover };
+  const own = owner && owner.seat === swing.seat;
+  let text;
+  if (decided) {
+    text = own ? t("{name} {change} after their own decision", values) : mover ? t("{name} {change} after a decision by {mover}", values) : t("{name} {change} after a decision", values);
+  } else {
+    text = own ? t("{name} {change} after their own roll", values) : mover ? t("{name} {change} after a roll by {mover}", values) : t("{name} {change} after a roll", values);
+  }
+  let turn = swing.turn;
+  let roll = swing.roll;
+  if (decided) {
+    const made = (analysis.decisions || []).filter((d) => d.turn === recordTurn && Number.isInteger(d.roll));
+    const last = made[made.length - 1];
+    if (last) {
+      turn = last.turn - 1;
+      roll = Number(last.roll);
+    }
+  }
+  const n = num(owner ? owner.own : recordTurn);
+  const where = roll ? t("Turn {n}, roll {roll}", { n, roll: num(roll) }) : t("Turn {n}", { n });
+  const label = roll ? t("{name}: turn {n}, roll {roll}", { name: mover || values.name, n, roll: num(roll) }) : t("{name}: turn {n}", { name: mover || values.name, n });
+  return { text, where, turn, roll, label };
 }
 
 /**
