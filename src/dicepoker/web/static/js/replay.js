@@ -1,7 +1,8 @@
 // The replay viewer (/replay/g/{id} and /replay/r/{id}): a game or an imported record, turn by
 // turn and roll by roll, from GET /api/{games|records}/{id}/position?turn=T&roll=R.
 import { $, api, clear, errorText, h, loadCatalog, minus, num, variantName, rowLabel, shownName, t } from "./common.js";
-import { MISTAKE, actionNode, placeDecisions, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
+import { MISTAKE, actionNode, decisionNode, placeDecisions, renderAnalysis, renderAnalysisMessage, rollOf } from "./analysis.js";
+import { markCurvePosition } from "./curve.js";
 import { DiceTray } from "./dice.js";
 import { loadVerification } from "./fair.js";
 import { drawSheets } from "./sheet.js";
@@ -197,10 +198,12 @@ function render() {
   for (const id of ["#rp-next", "#rp-next-turn", "#rp-last"]) $(id, HTMLButtonElement).disabled = atEnd;
   renderLog(rules.variant);
   renderTurnAnalysis(rules);
+  markCurvePosition($("#analysis"), data.turn, data.roll);
 }
 
 /**
- * The decisions of the turn shown, each with what it lost; the one made at this roll marked.
+ * The decisions of the turn shown, each with what it lost; the one made at this roll marked, and
+ * said in full above them: the move played, the expert's choice, the points and chance lost.
  * @param {RulesView} rules
  */
 function renderTurnAnalysis(rules) {
@@ -211,11 +214,13 @@ function renderTurnAnalysis(rules) {
   clear(box);
   if (!mine.length) return;
   box.appendChild(h("p", { class: "ta-title" }, t("Analysis of this turn")));
+  const now = data ? mine.find((d) => rollOf(d) === data.roll) : undefined;
+  if (now) box.appendChild(h("p", { class: `ta-decision ${now.loss > MISTAKE ? "mistake" : ""}` }, decisionNode(rules.variant, now, now.dice, rules.face_labels)));
   const list = h("ol", { class: "ta-list" });
   for (const d of mine) {
-    const k = d.k ?? 0;
+    const k = rollOf(d) - 1;
     const mistake = d.loss > MISTAKE;
-    const here = data !== null && data.roll === k + 1;
+    const here = d === now;
     const best = d.loss <= 0;
     list.appendChild(
       h("li", { class: ["ta-item", mistake ? "mistake" : "", best ? "best" : "", here ? "here" : ""].join(" ").trim(), "aria-current": here ? "step" : null },
