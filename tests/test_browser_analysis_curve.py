@@ -110,7 +110,7 @@ def duel(api: Api) -> tuple[str, dict[str, Any]]:
     assert 1 <= len(analysis["swings"]) <= 3, analysis["swings"]
     for player in analysis["players"]:
         assert player["verdict"] in VERDICTS, player["verdict"]
-        assert player["key_moments"], player
+        assert key_moments(player), player
     return game_id, analysis
 
 
@@ -203,6 +203,11 @@ def decision_words(decision: dict[str, Any], record: dict[str, Any]) -> str:
     return " · ".join(words)
 
 
+def key_moments(player: dict[str, Any]) -> list[dict[str, Any]]:
+    """The key moments the page lists: those that lost a tenth of a point (0.0 is none)."""
+    return [moment for moment in player["key_moments"] if moment["loss"] >= 0.05]
+
+
 # --- checks ------------------------------------------------------------------------------------
 
 
@@ -257,8 +262,9 @@ def check_cards(page: Page, game_id: str, analysis: dict[str, Any]) -> None:
         expect(card.locator(".an-luck-win dd")).to_have_text(signed_percent(player["luck_win"]))
         expect(card.locator(".an-win-lost dd")).to_have_text(signed_percent(-player["win_lost"]))
         moments = card.locator(".an-moment")
-        expect(moments).to_have_count(len(player["key_moments"]))
-        for index, moment in enumerate(player["key_moments"]):
+        shown = key_moments(player)
+        expect(moments).to_have_count(len(shown))
+        for index, moment in enumerate(shown):
             link = moments.nth(index).locator("a")
             href = f"/replay/g/{game_id}?turn={moment['turn'] - 1}&roll={moment['roll']}"
             expect(link).to_have_attribute("href", href)
@@ -297,7 +303,7 @@ def test_the_end_screen_draws_the_whole_game_and_its_key_moments_open_the_replay
 
     # A key moment opens the replay viewer where it was made, the expert's choice shown.
     player = max(analysis["players"], key=lambda p: p["key_moments"][0]["loss"])
-    moment = player["key_moments"][0]
+    moment = key_moments(player)[0]
     card = page.locator(f'#analysis .an-player[data-seat="{player["seat"]}"]')
     expect(card.locator(".an-moment").first.locator(".decision-line")).to_have_text(
         decision_words(moment, record)
@@ -337,7 +343,7 @@ def test_the_replay_viewer_jumps_to_a_key_moment_in_place(
     expect(page.locator("#replay-position")).to_contain_text(f"Turn 1 of {len(record['turns'])}")
     expect(page.locator("#turn-analysis .ta-decision")).to_have_count(0)  # nothing rolled yet
     for player in analysis["players"]:
-        moment = player["key_moments"][-1]
+        moment = key_moments(player)[-1]
         link = page.locator(f'#analysis .an-player[data-seat="{player["seat"]}"] .an-moment a')
         link.last.click()
         position = page.locator("#replay-position")

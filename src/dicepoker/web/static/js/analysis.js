@@ -305,7 +305,8 @@ export function renderAnalysis(box, analysis, opts = {}) {
         typeof player.luck === "number" ? stat(`an-luck ${luckClass(player.luck, 0.05)}`, t("Luck in points"), signedDec(player.luck)) : null,
         typeof player.luck_win === "number" ? stat(`an-luck-win ${luckClass(player.luck_win, 0.0005)}`, t("Luck in chance of winning"), signedPct(player.luck_win)) : null,
         typeof player.win_lost === "number" ? stat(`an-win-lost ${player.win_lost >= 0.005 ? "bad" : ""}`, t("Chance of winning lost by decisions"), signedPct(-player.win_lost)) : null));
-    const moments = (player.key_moments || []).slice(0, 3).map((d) => place(placed, d));
+    // (A moment that lost less than the tenth of a point the page shows is no moment.)
+    const moments = (player.key_moments || []).filter((d) => d.loss >= 0.05).slice(0, 3).map((d) => place(placed, d));
     if (moments.length) {
       card.appendChild(h("h4", null, t("Key moments")));
       card.appendChild(
