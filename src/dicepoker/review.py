@@ -48,9 +48,9 @@ WIN_CANDIDATES = 5
 VERDICTS: tuple[tuple[str, float], ...] = (
     ("perfect", 0.0005),
     ("excellent", 0.01),
-    ("strong", 0.03),
-    ("decent", 0.07),
-    ("shaky", 0.14),
+    ("strong", 0.04),
+    ("decent", 0.09),
+    ("shaky", 0.16),
     ("weak", float("inf")),
 )
 

@@ -12,7 +12,8 @@
   expectimax of the player's next turn on each sheet). In a game with rivals, the network's value
   is corrected by a fit made on the expert's 2-player games, and the expert takes a margin for
   risk (`school_value.DuelFit`, `RISK`); in its last turns it plays for its chance of winning
-  (`school_value.ENDGAME_TURNS`).
+  (`school_value.ENDGAME_TURNS`). The `points` level plays the same network for its expected
+  score alone (no margin for risk, no race).
 
 Rules the solver does not cover and that have no fitted School network (a School width that was
 not trained, a custom game) fall back to the planner with no after-value, the `basic` level's
@@ -48,18 +49,24 @@ def solver_for(rules: Rules) -> Solver | None:
 REFINE = 3
 
 
-def planner_for(rules: Rules) -> Planner:
-    """The expert's planner where the solver does not apply."""
-    after = after_value_for(rules)
+def planner_for(rules: Rules, seek_win: bool = True) -> Planner:
+    """The expert's planner where the solver does not apply (`seek_win`: see
+    `after_value_for`)."""
+    after = after_value_for(rules, seek_win)
     return Planner(after, refine=REFINE if isinstance(after, SchoolValue) else 0)
 
 
-def after_value_for(rules: Rules) -> AfterValue:
-    """The School value where a network was fitted for this sheet, else no after-value."""
+def after_value_for(rules: Rules, seek_win: bool = True) -> AfterValue:
+    """The School value where a network was fitted for this sheet, else no after-value. Without
+    `seek_win` (the `points` level) it is the expected score alone: no margin for risk before
+    the race and no chance of winning in it."""
     if rules.reserve is not None:
         model = model_for(rules)
         if model is not None:
-            return SchoolValue(model, spread_for(rules), duel=duel_fit_for(rules))
+            duel = duel_fit_for(rules)
+            if not seek_win:
+                return SchoolValue(model, spread_for(rules), win_points=0.0, duel=duel, risk=0.0)
+            return SchoolValue(model, spread_for(rules), duel=duel)
     return ZeroAfter()
 
 
@@ -74,9 +81,10 @@ def seeks_win(state: GameState) -> bool:
 
 
 class ExpertBot(Bot):
-    """The strongest level. With `seek_win` (the `expert`), in a single-sheet game with rivals
-    it plays for its chance of finishing first (`winseeker.WinSeeker`); without (`points`), it
-    maximises its expected final score everywhere."""
+    """The strongest level. With `seek_win` (the `expert`), in a game with rivals it plays for
+    its chance of finishing first (single-sheet: `winseeker.WinSeeker`; School: its margin for
+    risk and the race of its last turns); without (`points`), it maximises its expected final
+    score everywhere."""
 
     level = "expert"
 
@@ -97,7 +105,7 @@ class ExpertBot(Bot):
             from dicepoker.bots.winseeker import WinSeeker
 
             self._seeker = WinSeeker(self._solver)
-        self._planner = None if self._solver is not None else planner_for(rules)
+        self._planner = None if self._solver is not None else planner_for(rules, self.seek_win)
 
     @property
     def method(self) -> str:
