@@ -289,7 +289,7 @@ export function renderAnalysis(box, analysis, opts = {}) {
   if (curve) box.appendChild(curve);
   const grid = h("div", { class: "an-players" });
   for (const player of analysis.players || []) {
-    const worst = (player.worst || []).map((d) => place(placed, d));
+    const allWorst = (player.worst || []).map((d) => place(placed, d));
     /** @type {(cls: string, label: string, value: string, extra?: Child) => HTMLElement} */
     const stat = (cls, label, value, extra) => h("div", { class: `an-stat ${cls}` }, h("dt", null, label), h("dd", null, value, extra || null));
     const name = shownName(player.name);
@@ -322,8 +322,11 @@ export function renderAnalysis(box, analysis, opts = {}) {
               decisionNode(variant, d, d.dice, opts.faceLabels));
           })));
     }
+    // The worst moves the key moments do not already show.
+    const worst = allWorst.filter((d) => !moments.some((m) => m.turn === d.turn && m.roll === d.roll && m.seat === d.seat && m.action === d.action));
+    const worstTitle = moments.length ? t("Other costly moves") : t("Worst moves");
     if (worst.length) {
-      card.appendChild(h("h4", null, t("Worst moves")));
+      card.appendChild(h("h4", null, worstTitle));
       const body = h("tbody");
       for (const d of worst) {
         const roll = rollOf(d);
@@ -341,7 +344,7 @@ export function renderAnalysis(box, analysis, opts = {}) {
       card.appendChild(
         h("div", { class: "an-table-wrap" },
           h("table", { class: "an-worst" },
-            h("caption", { class: "sr-only" }, `${t("Worst moves")}: ${name}`),
+            h("caption", { class: "sr-only" }, `${worstTitle}: ${name}`),
             h("thead", null, h("tr", null,
               h("th", { scope: "col" }, t("Turn")),
               h("th", { scope: "col" }, t("Played")),
@@ -349,7 +352,7 @@ export function renderAnalysis(box, analysis, opts = {}) {
               h("th", { scope: "col" }, t("Lost")))),
             body)),
       );
-    } else {
+    } else if (!moments.length) {
       card.appendChild(h("p", { class: "an-clean" }, t("No points lost.")));
     }
     grid.appendChild(card);
