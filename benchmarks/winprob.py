@@ -1,6 +1,6 @@
 """How well the win probability (`dicepoker.winprob`) predicts who wins: calibration on bots' games.
 
-    .venv/bin/python benchmarks/winprob.py --fit-skill --skill-games 200 --games 0 --workers 2
+    .venv/bin/python benchmarks/winprob.py --fit-skill --skill-games 300 --games 0 --workers 2
     .venv/bin/python benchmarks/winprob.py --variants school --games 300 --workers 2
 
 For every preset (`--variants`, default options), number of players (`--players`, 2 and 3) and
@@ -30,8 +30,15 @@ handicap (`winprob/skill.py`) of `greedy` and of every ladder level below the ex
 `--skill-games` 2-player games of the expert against that level (seats alternating, the dice of
 `--seed + SKILL_SEEDS + g`): the deficit, the mean points per turn the level scores fewer than
 the expert in those games, and the spread factor, the standard deviation of the level's totals
-over the expert's. It writes `src/dicepoker/winprob/data/skill.json` (the pools of the file that
-this run did not measure are kept). The expert-against-greedy calibration reads those figures.
+over the expert's. Those moments alone leave the weaker seat's chances too high (its outcomes
+are not normal around the expert's: a long tail of misses), so the handicap is then chosen on a
+grid around them (`DEFICIT_STEPS` x `SPREAD_STEPS`) as the one whose predictions of the level's
+chances on positions of those same games (every `SAMPLE_EVERY`-th) are best calibrated: the
+least count-weighted mean gap over the deciles. `--skill-levels` fits only the levels named. It
+writes `src/dicepoker/winprob/data/skill.json` (the levels and pools of the file that this run
+did not measure are kept; `measured` says how many games each level had and which levels were
+chosen for calibration). The expert-against-greedy calibration reads those figures, on other
+dice.
 """
 
 # ruff: noqa: E402 (the thread limits below must be set before numpy is imported)
@@ -51,7 +58,7 @@ import math
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -345,23 +352,113 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
 # --- the skill of the levels -----------------------------------------------------------------
 
 
-def play_totals(variant: str, levels: tuple[str, str], seeds: list[int]) -> list[tuple[int, int]]:
-    """Per game of `levels[0]` against `levels[1]` (seats alternating by seed): both totals, in
-    the order of `levels`."""
+#: The handicaps tried around the moments' fit, as multipliers of its deficit and of its spread.
+DEFICIT_STEPS = (0.9, 1.0, 1.15, 1.3, 1.5)
+SPREAD_STEPS = (1.0, 0.85, 0.7, 0.55)
+#: Every how many decision points of a skill game a position is kept for the refinement.
+SAMPLE_EVERY = 3
+
+
+@dataclass
+class SkillGames:
+    """Skill games of the expert against a level: both totals per game (in the order expert,
+    level), and sampled positions with the level's seat and its share of first place."""
+
+    pairs: list[tuple[int, int]]
+    samples: list[tuple[GameState, int, float]]
+
+
+def _keeper(into: list[GameState]) -> Callable[[GameState, str], None]:
+    """An `on_action` that keeps every position reached."""
+    return lambda state, _action: into.append(state)
+
+
+def play_skill(variant: str, levels: tuple[str, str], seeds: list[int]) -> SkillGames:
+    """Games of `levels[0]` against `levels[1]` (seats alternating by seed)."""
     rules = rules_for(variant)
-    out = []
+    out = SkillGames([], [])
     for seed in seeds:
         first = seed % 2 == 0
         order = levels if first else levels[::-1]
         bots = [make_bot(level, seed * 31 + seat) for seat, level in enumerate(order)]
-        scores = totals(play_game(rules, bots, SeededDice(seed)).state)
-        out.append((scores[0], scores[1]) if first else (scores[1], scores[0]))
+        seen: list[GameState] = []
+        end = play_game(rules, bots, SeededDice(seed), on_action=_keeper(seen)).state
+        seen = [state for state in seen if not state.finished and state.stage == 0]
+        scores = totals(end)
+        out.pairs.append((scores[0], scores[1]) if first else (scores[1], scores[0]))
+        seat = 1 if first else 0
+        places = [standing.seat for standing in ranking(end) if standing.place == 1]
+        share = 1.0 / len(places) if seat in places else 0.0
+        out.samples.extend((state, seat, share) for state in seen[::SAMPLE_EVERY])
     return out
 
 
-def fit_skill(variants: Sequence[str], games: int, seed: int, workers: int) -> dict[str, Any]:
+def level_chances(
+    samples: list[tuple[GameState, int, float]], hands: list[winprob.Handicap]
+) -> FloatArray:
+    """The chance of the level's seat at every sample under every handicap (hands x samples):
+    the seats' distributions are made once per sample."""
+    from dicepoker.winprob.skill import handicapped
+
+    out = np.zeros((len(hands), len(samples)))
+    for j, (state, seat, _share) in enumerate(samples):
+        dists = winprob.seat_distributions(state)
+        mine = dists[seat]
+        assert mine is not None
+        left = winprob.turns_left(state, seat)
+        for i, hand in enumerate(hands):
+            dists[seat] = handicapped(mine, left, hand)
+            out[i, j] = winprob.win_chances(dists)[seat]
+    return out
+
+
+def calibration_error(predicted: FloatArray, observed: FloatArray) -> tuple[float, float]:
+    """The count-weighted mean and the largest gap between mean prediction and observed
+    frequency over the deciles of the prediction."""
+    gaps, weights = [], []
+    index = np.minimum((predicted * DECILES).astype(int), DECILES - 1)
+    for decile in range(DECILES):
+        mask = index == decile
+        if mask.sum():
+            gaps.append(abs(float(predicted[mask].mean() - observed[mask].mean())))
+            weights.append(int(mask.sum()))
+    return float(np.average(gaps, weights=weights)), max(gaps)
+
+
+def refine(
+    variant: str,
+    games: SkillGames,
+    moments: tuple[float, float],
+    pool: ProcessPoolExecutor,
+    workers: int,
+) -> tuple[float, float, float, float]:
+    """The handicap of the grid around the moments' fit whose predictions of the level's
+    chances on its skill games are best calibrated: (deficit, spread, its error, the moments'
+    fit's error)."""
+    deficit, spread = moments
+    grid = [(deficit * a, spread * b) for a in DEFICIT_STEPS for b in SPREAD_STEPS]
+    hands = [winprob.Handicap(d, s) for d, s in grid]
+    size = max(1, math.ceil(len(games.samples) / (workers * 3)))
+    chunks = [games.samples[i : i + size] for i in range(0, len(games.samples), size)]
+    parts = [pool.submit(level_chances, chunk, hands) for chunk in chunks]
+    predicted = np.concatenate([part.result() for part in parts], axis=1)
+    observed = np.array([share for _state, _seat, share in games.samples])
+    errors = [calibration_error(row, observed)[0] for row in predicted]
+    best = int(np.argmin(errors))
+    base = grid.index((deficit * 1.0, spread * 1.0))
+    return grid[best][0], grid[best][1], errors[best], errors[base]
+
+
+def fit_skill(
+    variants: Sequence[str],
+    games: int,
+    seed: int,
+    workers: int,
+    levels: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Each level's handicap per preset's pool (see the module doc), written to `SKILL`."""
-    levels = [WEAK, *(level for level in LADDER if level != EXPERT)]
+    if levels is None:
+        levels = [WEAK, *(level for level in LADDER if level != EXPERT)]
     seeds = list(range(seed + SKILL_SEEDS, seed + SKILL_SEEDS + games))
     size = max(1, math.ceil(games / (workers * 3)))
     chunks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
@@ -369,44 +466,64 @@ def fit_skill(variants: Sequence[str], games: int, seed: int, workers: int) -> d
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         jobs = {
             (variant, level): [
-                pool.submit(play_totals, variant, (EXPERT, level), chunk) for chunk in chunks
+                pool.submit(play_skill, variant, (EXPERT, level), chunk) for chunk in chunks
             ]
             for variant in variants
             for level in levels
         }
         for (variant, level), parts in jobs.items():
             rules = rules_for(variant)
-            pairs = np.array([pair for job in parts for pair in job.result()], dtype=np.float64)
+            played = SkillGames([], [])
+            for job in parts:
+                part = job.result()
+                played.pairs.extend(part.pairs)
+                played.samples.extend(part.samples)
+            pairs = np.array(played.pairs, dtype=np.float64)
             expert, theirs = pairs[:, 0], pairs[:, 1]
             deficit = float((expert - theirs).mean()) / rules.cells
             se = float((expert - theirs).std(ddof=1)) / math.sqrt(len(pairs)) / rules.cells
             spread = float(theirs.std(ddof=1) / max(expert.std(ddof=1), 1e-9))
+            fitted, scaled, error, before = refine(
+                variant, played, (deficit, spread), pool, workers
+            )
             name = pool_of(rules)
-            pools.setdefault(name, {})[level] = [round(deficit, 4), round(spread, 4)]
+            pools.setdefault(name, {})[level] = [round(fitted, 4), round(scaled, 4)]
             print(
-                f"skill {name:<11} {level:<12} deficit {deficit:7.3f} +- {se:.3f} points a turn, "
-                f"spread x{spread:.3f} (means {expert.mean():.1f} vs {theirs.mean():.1f}, "
-                f"{len(pairs)} games)",
+                f"skill {name:<11} {level:<12} moments: deficit {deficit:7.3f} +- {se:.3f} "
+                f"points a turn, spread x{spread:.3f} (means {expert.mean():.1f} vs "
+                f"{theirs.mean():.1f}, {len(pairs)} games), calibration error {before:.4f}; "
+                f"refined: deficit {fitted:.3f}, spread x{scaled:.3f}, error {error:.4f} "
+                f"({len(played.samples)} positions)",
                 flush=True,
             )
     old: dict[str, Any] = json.loads(SKILL.read_text("utf-8")) if SKILL.exists() else {}
-    before = old.get("measured", {})
-    counts = before.get("games", {})
-    if not isinstance(counts, dict):  # one count for every pool of that run
-        counts = dict.fromkeys(old.get("pools", {}), counts)
-    counts = counts | dict.fromkeys(pools, games)
+    before_run = old.get("measured", {})
+    counts: dict[str, Any] = dict(before_run.get("games", {}))
+    refined: dict[str, list[str]] = dict(before_run.get("refined", {}))
+    for name, found in pools.items():
+        known = counts.get(name, {})
+        if not isinstance(known, dict):  # one count for every level of the pool
+            known = dict.fromkeys(old.get("pools", {}).get(name, {}), known)
+        counts[name] = known | dict.fromkeys(found, games)
+        refined[name] = sorted(set(refined.get(name, [])) | set(found))
+    merged = {name: old.get("pools", {}).get(name, {}) | found for name, found in pools.items()}
     data = {
         "about": (
             "Handicap of each level per rating pool (dicepoker.winprob.skill): [deficit, spread], "
             "the points per turn it scores fewer than the expert and the standard deviation of "
-            "its totals over the expert's, in 2-player games against the expert "
-            "(benchmarks/winprob.py --fit-skill; measured.games: the games per level, by pool)."
+            "what its turns left bring over the expert's, from 2-player games against the "
+            "expert: first by the moments of the totals, then chosen on a grid around them for "
+            "the calibration of the level's chances of winning in those games "
+            "(benchmarks/winprob.py --fit-skill; measured.games: the games per pool and level; "
+            "measured.refined: the levels chosen for calibration, the others by the moments "
+            "alone)."
         ),
-        "pools": old.get("pools", {}) | pools,
+        "pools": old.get("pools", {}) | merged,
         "measured": {
             "how": "2-player games expert against the level, seats alternating, default options",
             "date": datetime.date.today().isoformat(),
             "games": counts,
+            "refined": refined,
             "seed": seed + SKILL_SEEDS,
         },
     }
@@ -455,13 +572,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--fit-skill", action="store_true", help="measure the levels' handicaps")
     parser.add_argument("--skill-games", type=int, default=200)
+    parser.add_argument(
+        "--skill-levels", nargs="+", default=None, help="the levels to fit (default: all)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = parser.parse_args(argv)
     print("$ " + shlex.join(["python", *(sys.argv if argv is None else ["winprob.py", *argv])]))
 
     report: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}, "sets": []}
     if args.fit_skill:
-        report["skill"] = fit_skill(args.variants, args.skill_games, args.seed, args.workers)
+        report["skill"] = fit_skill(
+            args.variants, args.skill_games, args.seed, args.workers, args.skill_levels
+        )
     seeds = list(range(args.seed, args.seed + args.games))
     for variant in args.variants if args.games > 0 else []:
         report["sets"].extend(calibrate(variant, args.players, args.matchups, seeds, args.workers))
