@@ -15,9 +15,11 @@ tie shares it). It prints, per preset x players x matchup and pooled per preset:
 
 - the number of predictions (positions x seats) and their Brier score;
 - a reliability table by decile of predicted probability: count, mean prediction, observed
-  frequency, difference; `!` marks a decile of at least `FLAG_COUNT` predictions whose difference
-  is over `FLAG_GAP`. The positions of one game are not independent: a decile's count says how
-  many predictions fell there, not how many games decided it;
+  frequency, difference and its standard error; `!` marks a decile of at least `FLAG_COUNT`
+  predictions whose difference is over `FLAG_GAP`. The positions of one game are not
+  independent: a decile's count says how many predictions fell there, not how many games decided
+  it, so the standard error takes the games as the units (their sums of observed less
+  predicted);
 - the Brier score of two baselines measured on the same games, logistic regressions of the win
   on the seat's current score difference to the best rival and to the mean of the rivals (the
   second also with those differences times the share of the game played), fitted on the even
@@ -240,9 +242,24 @@ def brier(p: FloatArray, y: FloatArray) -> float:
     return float(np.mean((p - y) ** 2)) if len(p) else float("nan")
 
 
-def reliability(p: FloatArray, y: FloatArray) -> list[dict[str, Any]]:
+def clustered_se(e: FloatArray, game: NDArray[np.int64]) -> float:
+    """The standard error of the mean of `e` when the rows of one game move together (the
+    positions of a game share its outcome): the games' sums are the independent units."""
+    n = len(e)
+    if n == 0:
+        return float("nan")
+    sums = np.bincount(game, weights=e)
+    counts = np.bincount(game).astype(np.float64)
+    mean = e.sum() / n
+    return float(np.sqrt(np.sum((sums - counts * mean) ** 2)) / n)
+
+
+def reliability(
+    p: FloatArray, y: FloatArray, game: NDArray[np.int64] | None = None
+) -> list[dict[str, Any]]:
     """Per decile of predicted probability: count, mean prediction, observed frequency, their
-    difference, and whether it is flagged."""
+    difference, its standard error with the games as the units (given `game`, each row's game),
+    and whether it is flagged (over `FLAG_GAP` in a decile of at least `FLAG_COUNT`)."""
     index = np.minimum((p * DECILES).astype(np.int64), DECILES - 1)
     rows = []
     for k in range(DECILES):
@@ -252,6 +269,7 @@ def reliability(p: FloatArray, y: FloatArray) -> list[dict[str, Any]]:
         observed = float(y[chosen].mean()) if count else float("nan")
         gap = observed - predicted if count else float("nan")
         flag = count >= FLAG_COUNT and abs(gap) > FLAG_GAP
+        se = clustered_se(y[chosen] - p[chosen], game[chosen]) if game is not None else math.nan
         rows.append(
             {
                 "decile": k,
@@ -259,6 +277,7 @@ def reliability(p: FloatArray, y: FloatArray) -> list[dict[str, Any]]:
                 "predicted": predicted,
                 "observed": observed,
                 "difference": gap,
+                "se": se,
                 "flag": bool(flag),
             }
         )
@@ -308,7 +327,7 @@ def baselines(flat: Flat) -> dict[str, float]:
 def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
     """The figures of a set of games, printed and returned."""
     flat = Flat.of(records)
-    table = reliability(flat.p, flat.y)
+    table = reliability(flat.p, flat.y, flat.game)
     base = baselines(flat)
     ms = flat.seconds * 1000
     p50, p95 = (float(np.percentile(ms, q)) for q in (50, 95)) if len(ms) else (0.0, 0.0)
@@ -338,13 +357,13 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
     )
     if same:
         print(f"  wins by seat {out['wins_by_seat']}, by level {out['wins_by_level']}")
-    print(f"  {'decile':<9} {'count':>8} {'predicted':>9} {'observed':>9} {'diff':>8}")
+    print(f"  {'decile':<9} {'count':>8} {'predicted':>9} {'observed':>9} {'diff':>8} {'+-se':>7}")
     for row in table:
         mark = " !" if row["flag"] else ""
         print(
             f"  {row['decile'] / DECILES:.1f}-{(row['decile'] + 1) / DECILES:.1f}"
             f"   {row['count']:>8} {row['predicted']:>9.4f} {row['observed']:>9.4f}"
-            f" {row['difference']:>+8.4f}{mark}"
+            f" {row['difference']:>+8.4f} {row['se']:>7.4f}{mark}"
         )
     return out
 
