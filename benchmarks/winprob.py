@@ -36,11 +36,12 @@ over the expert's. Those moments alone leave the weaker seat's chances too high 
 are not normal around the expert's: a long tail of misses), so the handicap is then chosen on a
 grid around them (`DEFICIT_STEPS` x `SPREAD_STEPS`) as the one whose predictions of the level's
 chances on positions of those same games (every `SAMPLE_EVERY`-th) are best calibrated: the
-least count-weighted mean gap over the deciles. `--skill-levels` fits only the levels named. It
-writes `src/dicepoker/winprob/data/skill.json` (the levels and pools of the file that this run
-did not measure are kept; `measured` says how many games each level had and which levels were
-chosen for calibration). The expert-against-greedy calibration reads those figures, on other
-dice.
+least sum over the deciles of the squared gap between prediction and outcome over its squared
+standard error (`calibration_error`, the games as the units). `--skill-levels` fits only the
+levels named. It writes `src/dicepoker/winprob/data/skill.json` (the levels and pools of the
+file that this run did not measure are kept; `measured` says how many games each level had and
+which levels were chosen for calibration). The expert-against-greedy calibration reads those
+figures, on other dice.
 """
 
 # ruff: noqa: E402 (the thread limits below must be set before numpy is imported)
@@ -373,9 +374,11 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
 
 #: The handicaps tried around the moments' fit, as multipliers of its deficit and of its spread.
 DEFICIT_STEPS = (0.9, 1.0, 1.15, 1.3, 1.5)
-SPREAD_STEPS = (1.0, 0.85, 0.7, 0.55)
+SPREAD_STEPS = (1.15, 1.0, 0.85, 0.7, 0.55)
 #: Every how many decision points of a skill game a position is kept for the refinement.
 SAMPLE_EVERY = 3
+#: The fewest predictions a decile needs to count in the refinement's calibration error.
+FIT_COUNT = 100
 
 
 @dataclass
@@ -385,6 +388,7 @@ class SkillGames:
 
     pairs: list[tuple[int, int]]
     samples: list[tuple[GameState, int, float]]
+    game: list[int]  # each sample's game (its seed)
 
 
 def _keeper(into: list[GameState]) -> Callable[[GameState, str], None]:
@@ -395,7 +399,7 @@ def _keeper(into: list[GameState]) -> Callable[[GameState, str], None]:
 def play_skill(variant: str, levels: tuple[str, str], seeds: list[int]) -> SkillGames:
     """Games of `levels[0]` against `levels[1]` (seats alternating by seed)."""
     rules = rules_for(variant)
-    out = SkillGames([], [])
+    out = SkillGames([], [], [])
     for seed in seeds:
         first = seed % 2 == 0
         order = levels if first else levels[::-1]
@@ -408,7 +412,9 @@ def play_skill(variant: str, levels: tuple[str, str], seeds: list[int]) -> Skill
         seat = 1 if first else 0
         places = [standing.seat for standing in ranking(end) if standing.place == 1]
         share = 1.0 / len(places) if seat in places else 0.0
-        out.samples.extend((state, seat, share) for state in seen[::SAMPLE_EVERY])
+        sampled = seen[::SAMPLE_EVERY]
+        out.samples.extend((state, seat, share) for state in sampled)
+        out.game.extend([seed] * len(sampled))
     return out
 
 
@@ -431,17 +437,24 @@ def level_chances(
     return out
 
 
-def calibration_error(predicted: FloatArray, observed: FloatArray) -> tuple[float, float]:
-    """The count-weighted mean and the largest gap between mean prediction and observed
-    frequency over the deciles of the prediction."""
-    gaps, weights = [], []
+def calibration_error(
+    predicted: FloatArray, observed: FloatArray, game: NDArray[np.int64]
+) -> float:
+    """How far predictions are from calibrated, each decile by its evidence: the sum over the
+    deciles (of at least `FIT_COUNT` predictions) of the squared gap between mean prediction and
+    observed frequency over its squared standard error, the games as the units. A count-weighted
+    gap would be ruled by the many sure positions and leave the close ones, which few games
+    decide, far off."""
+    total = 0.0
     index = np.minimum((predicted * DECILES).astype(int), DECILES - 1)
     for decile in range(DECILES):
         mask = index == decile
-        if mask.sum():
-            gaps.append(abs(float(predicted[mask].mean() - observed[mask].mean())))
-            weights.append(int(mask.sum()))
-    return float(np.average(gaps, weights=weights)), max(gaps)
+        if mask.sum() < FIT_COUNT:
+            continue
+        gap = float(observed[mask].mean() - predicted[mask].mean())
+        se = clustered_se(observed[mask] - predicted[mask], game[mask])
+        total += gap * gap / max(se * se, 1e-6)
+    return total
 
 
 def refine(
@@ -462,7 +475,8 @@ def refine(
     parts = [pool.submit(level_chances, chunk, hands) for chunk in chunks]
     predicted = np.concatenate([part.result() for part in parts], axis=1)
     observed = np.array([share for _state, _seat, share in games.samples])
-    errors = [calibration_error(row, observed)[0] for row in predicted]
+    game = np.unique(np.array(games.game, dtype=np.int64), return_inverse=True)[1]
+    errors = [calibration_error(row, observed, game) for row in predicted]
     best = int(np.argmin(errors))
     base = grid.index((deficit * 1.0, spread * 1.0))
     return grid[best][0], grid[best][1], errors[best], errors[base]
@@ -492,11 +506,12 @@ def fit_skill(
         }
         for (variant, level), parts in jobs.items():
             rules = rules_for(variant)
-            played = SkillGames([], [])
+            played = SkillGames([], [], [])
             for job in parts:
                 part = job.result()
                 played.pairs.extend(part.pairs)
                 played.samples.extend(part.samples)
+                played.game.extend(part.game)
             pairs = np.array(played.pairs, dtype=np.float64)
             expert, theirs = pairs[:, 0], pairs[:, 1]
             deficit = float((expert - theirs).mean()) / rules.cells

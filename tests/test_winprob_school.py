@@ -226,3 +226,28 @@ def test_sheet_reserve_trick_is_a_total() -> None:
     """(The far-ahead test adds points through the reserve, which counts toward the total.)"""
     state = played(2, seed=4, turns=10)
     assert totals(richer(state, 0, 100))[0] == totals(state)[0] + 100
+
+
+def test_the_skill_fit_chooses_the_best_calibrated_handicap() -> None:
+    """`--fit-skill`'s refinement on a few poker-dice games of the expert against greedy: the
+    handicap chosen on the grid is calibrated at least as well as the moments' fit by the
+    benchmark's own measure, which is 0 for outcomes equal to the predictions and grows with a
+    bias; the games' standard error is the usual one when every row is its own game."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    module = bench()
+    p = np.array([0.1, 0.2, 0.6, 0.9, 0.35, 0.75])
+    rows = np.arange(len(p))
+    assert module.calibration_error(p, p, rows) == 0.0
+    y = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 0.0])
+    assert module.clustered_se(y - p, rows) == pytest.approx(
+        np.sqrt(np.sum(((y - p) - (y - p).mean()) ** 2)) / len(p)
+    )
+    games = module.play_skill("poker-dice", ("expert", "greedy"), list(range(12)))
+    assert len(games.pairs) == 12 and len(games.samples) == len(games.game) > 12 * 5
+    moments = (0.3, 1.1)
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        deficit, spread, error, before = module.refine("poker-dice", games, moments, pool, 1)
+    grid = {(0.3 * a, 1.1 * b) for a in module.DEFICIT_STEPS for b in module.SPREAD_STEPS}
+    assert (deficit, spread) in grid
+    assert error <= before
