@@ -79,6 +79,10 @@ class RedisBus:
         await self.release_all()
         await self.client.aclose()
 
+    async def ping(self) -> None:
+        """Redis answers PING (the readiness probe); raises when it does not."""
+        await self.client.ping()
+
     async def release_all(self) -> None:
         """Give back every lease this process holds and say so on each game's channel: on a
         graceful stop the other processes take its games' bots over at once (and clocks at their

@@ -19,7 +19,6 @@ from dicepoker.daily import par
 from dicepoker.engine import Action, GameState
 from dicepoker.master import (
     BotDriver,
-    Broadcaster,
     GameMaster,
     InThread,
     LiveGame,
@@ -34,6 +33,7 @@ from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
+from dicepoker.server.metrics import Metrics, MovesCounted, TimedThinker
 from dicepoker.server.puzzles import Puzzles
 from dicepoker.server.ratings import RatingBook
 from dicepoker.server.results import Results
@@ -100,21 +100,25 @@ class Services:
     results: Results
     # Puzzles made from the finished games' worst decisions of people.
     puzzles: Puzzles
+    # This process's figures (served at /metrics when the settings say so).
+    metrics: Metrics
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
     def build(cls, settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
         """The services of one app; `now` is the clock of the daily challenge's days and of
         withheld seeds (tests move it)."""
-        store = Store(settings.database)
+        metrics = Metrics()
+        store = Store(settings.database, on_commit=metrics.commit_seconds.observe)
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         forecast: Forecast | None = None
         if settings.win_probability:
             forecast = pool.forecast if pool is not None else forecast_in_thread
-        master = GameMaster(
-            store, Broadcaster(make_bus(settings.redis_url)), now=now, forecast=forecast
-        )
+        broadcaster = MovesCounted(make_bus(settings.redis_url), metrics.moves)
+        master = GameMaster(store, broadcaster, now=now, forecast=forecast)
+        metrics.count_games(lambda: master.games.values())
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
+        thinker = TimedThinker(thinker, metrics.bot_seconds)
         runner = pool_par(pool) if pool is not None else par_in_thread
         analyses = AnalysisCache()
         ratings = RatingBook(store)
@@ -124,6 +128,7 @@ class Services:
             ratings=ratings,
             results=Results(store, master, ratings, analyses),
             puzzles=Puzzles(store, master, analyses),
+            metrics=metrics,
             store=store,
             master=master,
             driver=BotDriver(master, thinker, delay=settings.bot_delay),

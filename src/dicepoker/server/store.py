@@ -224,10 +224,12 @@ def _link_accounts(
 
 
 class Store:
-    """Async access to the database."""
+    """Async access to the database. `on_commit` is told the seconds of each commit of moves
+    (the server's metrics, dicepoker.server.metrics)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, on_commit: Callable[[float], None] | None = None) -> None:
         self.url = database_url(url)
+        self.on_commit = on_commit
         self.is_sqlite = self.url.startswith("sqlite")
         if self.is_sqlite:
             self.engine: AsyncEngine = create_async_engine(self.url)
@@ -279,6 +281,12 @@ class Store:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+    async def ping(self) -> None:
+        """A trivial query through the pool (the readiness probe); raises when the database
+        does not answer."""
+        async with self.engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
 
     # --- games -----------------------------------------------------------------------------
 
@@ -337,12 +345,16 @@ class Store:
                 (later if item.game_id in games else batch).append(item)
                 games.add(item.game_id)
             self._pending = later
+            started = time.perf_counter()
             try:
                 await self._write_batch(batch)
             except Exception as exc:  # the whole transaction failed: tell every waiter
                 for item in batch:
                     if not item.future.done():
                         item.future.set_exception(exc)
+            else:
+                if self.on_commit is not None:
+                    self.on_commit(time.perf_counter() - started)
 
     async def _write_batch(self, batch: list[_Append]) -> None:
         if not self.is_sqlite:

@@ -1,7 +1,9 @@
 """The WebSocket of a game (docs/api.md): who connects, what they send, what they are told.
 
 One connection has one reader (this route's loop) and one writer (`_pump`), which sends what the
-broadcaster and the reader queue for it, in order. Replies go to this connection only.
+broadcaster and the reader queue for it, in order. Replies go to this connection only. The
+route feeds the metrics of what it sees (dicepoker.server.metrics): open connections, refusals
+by code, and each accepted intent's time from arrival to its event handed to the broadcaster.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
@@ -57,11 +60,13 @@ async def game_socket(websocket: WebSocket, game_id: str, token: str | None = No
     if rematch is not None:  # arrived after the rematch was made: offered it too
         queue.put_nowait(messages.rematch(rematch, seat, token).to_json())
     writer = asyncio.create_task(_pump(queue, websocket))
+    app.metrics.sockets.inc()
     try:
         await _read(websocket, app, live, seat, queue, writer)
     except WebSocketDisconnect:
         pass
     finally:
+        app.metrics.sockets.dec()
         writer.cancel()
         broadcaster.unsubscribe(live, queue)
         app.master.release(live)
@@ -79,6 +84,7 @@ async def _read(
     limiter = SocketLimiter(app.settings.ws_rate, app.settings.ws_burst)
     while True:
         message = await websocket.receive()
+        received = time.perf_counter()
         if message["type"] == "websocket.disconnect":
             return
         verdict = limiter.check()
@@ -94,10 +100,12 @@ async def _read(
             answer = messages.refused("bad_message", "messages are JSON text")
         else:
             try:
-                answer = await _handle(app, live, seat, text)
+                answer = await _handle(app, live, seat, text, received)
             except Exception:
                 log.exception("internal error in game %s", live.id)
                 answer = messages.refused("internal", "something went wrong on the server")
+        if isinstance(answer, protocol.ErrorMessage):
+            app.metrics.refusals.labels(code=answer.code).inc()
         if answer is not None:
             reply(queue, answer.to_json())
 
@@ -110,10 +118,11 @@ async def _pump(queue: asyncio.Queue[str], websocket: WebSocket) -> None:
 
 
 async def _handle(
-    app: Services, live: LiveGame, seat: int | None, text: str
+    app: Services, live: LiveGame, seat: int | None, text: str, received: float
 ) -> protocol.Wire | None:
-    """Answer one client message; returns the reply for this client only (None if none). The
-    message is read strictly (`protocol.parse_client_message`: size, duplicate keys, types)."""
+    """Answer one client message (arrived at `received`, `time.perf_counter`); returns the
+    reply for this client only (None if none). The message is read strictly
+    (`protocol.parse_client_message`: size, duplicate keys, types)."""
     message = protocol.parse_client_message(text)
     if isinstance(message, protocol.ErrorMessage):
         return message
@@ -136,6 +145,8 @@ async def _handle(
             await app.master.act(live, seat, message.action, message.seq)
     except Refusal as exc:
         return messages.refused(exc.code, exc.message, ref, exc.extra)
+    if not isinstance(message, protocol.Keep):  # an event (a kept selection is no event)
+        app.metrics.intent_seconds.observe(time.perf_counter() - received)
     return None
 
 

@@ -1,0 +1,143 @@
+"""The figures of one server process for Prometheus (`GET /metrics`, docs/deploy.md "Health and
+metrics").
+
+Each app has a registry of its own, never the library's global default: several apps in one
+process (the tests) keep their own counts, and a server process exposes exactly what it did
+itself (with `--workers N`, each process its own figures). Each figure is fed where its thing
+happens, without the game master knowing of any of this: the socket route counts its refusals
+and connections and times intents, the store times its commits (`Store(on_commit=...)`), the
+broadcaster below counts the events committed, the thinker below times the bots, and the games
+by status are counted from the master's games when scraped. Counting costs a lock and an add,
+so it is always on; only serving the figures is a setting (`Settings.metrics`).
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Iterable, Iterator
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from dicepoker.engine import Action, GameState
+from dicepoker.master import Broadcaster, Bus, LiveGame, Thinker
+from dicepoker.master.store import StoredEvent
+
+__all__ = ["CONTENT_TYPE", "Metrics", "MovesCounted", "TimedThinker"]
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+#: A game's statuses (`dicepoker.master.seats.status_of`): each is exposed, at 0 when none.
+STATUSES = ("open", "running", "finished")
+# Seconds: a move's commit and broadcast take milliseconds; an expert bot's decision may take
+# seconds.
+BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class Metrics:
+    """The figures of one app (one server process)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)  # memory, CPU, start time (on Linux)
+        self.moves = Counter(
+            "dicepoker_moves_accepted",
+            "Intents accepted and committed by this process (rolls, moves and forfeits, of "
+            "people, bots and turn clocks).",
+            registry=self.registry,
+        )
+        self.refusals = Counter(
+            "dicepoker_refusals",
+            "Messages refused on the games' WebSockets, by refusal code (docs/api.md).",
+            ["code"],
+            registry=self.registry,
+        )
+        self.sockets = Gauge(
+            "dicepoker_websocket_connections",
+            "Game WebSocket connections open on this process.",
+            registry=self.registry,
+        )
+        self.intent_seconds = Histogram(
+            "dicepoker_intent_broadcast_seconds",
+            "From a client's intent arriving on its WebSocket to its event committed and handed "
+            "to the broadcaster (every local connection's queue and the Redis bus).",
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.bot_seconds = Histogram(
+            "dicepoker_bot_decision_seconds",
+            "A bot's decision, from asking to its action (in the bot worker, or a thread); the "
+            "bots' delay is not in it.",
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.commit_seconds = Histogram(
+            "dicepoker_db_commit_seconds",
+            "One commit of moves to the database (a group commit: one transaction for the "
+            "moves of every game that arrived together).",
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+
+    def count_games(self, games: Callable[[], Iterable[LiveGame]]) -> None:
+        """Expose `dicepoker_games{status}`, counted from `games()` at each scrape."""
+        self.registry.register(_GamesByStatus(games))
+
+    def exposition(self) -> bytes:
+        """Every figure, in Prometheus's text format."""
+        return generate_latest(self.registry)
+
+
+class _GamesByStatus(Collector):
+    """The games this process holds in memory, by status, counted when scraped (the master's
+    dictionary of live games: no query)."""
+
+    def __init__(self, games: Callable[[], Iterable[LiveGame]]) -> None:
+        self.games = games
+
+    def collect(self) -> Iterator[Metric]:
+        counts = collections.Counter(live.status for live in self.games())
+        family = GaugeMetricFamily(
+            "dicepoker_games",
+            "Games this process holds in memory (being played or watched here), by status.",
+            labels=["status"],
+        )
+        for status in sorted({*STATUSES, *counts}):
+            family.add_metric([status], counts[status])
+        yield family
+
+
+class MovesCounted(Broadcaster):
+    """The broadcaster, counting each event this process committed (the master hands every
+    committed event to `committed`, once)."""
+
+    def __init__(self, bus: Bus, moves: Counter) -> None:
+        super().__init__(bus)
+        self.moves = moves
+
+    async def committed(self, live: LiveGame, stored: StoredEvent) -> None:
+        self.moves.inc()
+        await super().committed(live, stored)
+
+
+class TimedThinker:
+    """A bot thinker whose every decision is timed."""
+
+    def __init__(self, thinker: Thinker, seconds: Histogram) -> None:
+        self.thinker = thinker
+        self.seconds = seconds
+
+    async def choose(self, live: LiveGame, seat: int, state: GameState) -> Action:
+        with self.seconds.time():
+            return await self.thinker.choose(live, seat, state)
+
+    def close(self) -> None:
+        self.thinker.close()
