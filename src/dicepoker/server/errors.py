@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicepoker.master import Refusal
+from dicepoker.server.logs import REQUEST_ID
 from dicepoker.server.security import SECURITY_HEADERS, RateLimited
 
 log = logging.getLogger("dicepoker.server")
@@ -104,6 +105,9 @@ async def _on_crash(_request: Request, exc: Exception) -> JSONResponse:
     response = error_response("internal", "something went wrong on the server")
     # This handler answers outside the middleware stack: add the headers here.
     response.headers.update(SECURITY_HEADERS)
+    request_id = REQUEST_ID.get()
+    if request_id is not None:
+        response.headers["X-Request-ID"] = request_id
     return response
 
 
