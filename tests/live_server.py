@@ -84,6 +84,7 @@ class LiveServer:
     lease_ms: int | None = None  # how soon another process takes over bots and clocks
     limits: tuple[str, ...] = NO_LIMITS  # `dicepoker serve` options of the limits
     workers: int = 1  # server processes (more than one needs PostgreSQL and Redis)
+    options: tuple[str, ...] = ()  # other `dicepoker serve` options (--metrics, --log-json)
     #: The server's stderr: a file it appends to, not a pipe nobody reads (a server writing much
     #: would block on a full pipe), read back when something goes wrong.
     log: Any = field(default_factory=lambda: tempfile.TemporaryFile("a+b"))  # noqa: SIM115
@@ -111,7 +112,7 @@ class LiveServer:
             command += ["--redis-url", self.redis]
         if self.workers != 1:
             command += ["--workers", str(self.workers)]
-        command += self.limits
+        command += (*self.limits, *self.options)
         env = dict(os.environ)
         if self.lease_ms is not None:
             env["DICEPOKER_LEASE_MS"] = str(self.lease_ms)

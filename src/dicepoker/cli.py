@@ -417,12 +417,26 @@ def serve_command(
     max_record_turns: Annotated[
         int, typer.Option(min=1, help="Most turns a record the server imports may have.")
     ] = 2000,
+    metrics: Annotated[
+        bool, typer.Option(help="Serve Prometheus metrics at /metrics (docs/deploy.md).")
+    ] = False,
+    metrics_token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DICEPOKER_METRICS_TOKEN",
+            help="Answer /metrics only to this bearer token (default: $DICEPOKER_METRICS_TOKEN).",
+        ),
+    ] = None,
+    log_json: Annotated[
+        bool, typer.Option(help="Log one JSON object per line, each with its request's id.")
+    ] = False,
 ) -> None:
     """Start the web app (games, lobby, API, WebSocket) with its database migrated."""
     import uvicorn
 
     from dicepoker.server.app import SETTINGS_ENV, Settings, create_app, default_database
     from dicepoker.server.lifeline import PARENT_ENV
+    from dicepoker.server.logs import json_log_config
     from dicepoker.server.store import database_url
 
     settings = Settings(
@@ -442,10 +456,11 @@ def serve_command(
         login_name_burst=login_name_burst,
         max_record_bytes=max_record_bytes,
         max_record_turns=max_record_turns,
+        metrics=metrics,
+        metrics_token=metrics_token or None,
     )
     if workers > 1 and (database_url(settings.database).startswith("sqlite") or not redis_url):
         fail("--workers above 1 needs a PostgreSQL --db and --redis-url (see docs/deploy.md)")
-    typer.echo(f"dicepoker: serving on http://{host}:{port}", err=True)
     # No per-message compression: a state is a few kilobytes, and deflating it for every
     # socket cost more CPU than anything else in sending it (benchmarks/load.py).
     options: dict[str, Any] = {
@@ -453,6 +468,10 @@ def serve_command(
         "ws_max_size": 64 * 1024,
         "ws_per_message_deflate": False,
     }
+    if log_json:  # uvicorn says where it serves, in JSON; requests are logged with their ids
+        options.update(log_config=json_log_config(), log_level="info", access_log=False)
+    else:
+        typer.echo(f"dicepoker: serving on http://{host}:{port}", err=True)
     if workers == 1:
         uvicorn.run(create_app(settings), host=host, port=port, **options)
         return

@@ -24,10 +24,12 @@ from dicepoker.master.live import utcnow
 from dicepoker.server.caching import StaticCache
 from dicepoker.server.errors import describe_errors, http_error, install_error_handlers
 from dicepoker.server.origin import CookieOrigin
+from dicepoker.server.request_ids import RequestIds
 from dicepoker.server.routes import (
     accounts,
     daily,
     games,
+    health,
     players,
     puzzles,
     records,
@@ -44,7 +46,7 @@ __all__ = ["SETTINGS_ENV", "Settings", "app_from_environment", "create_app", "de
 MAX_BODY_BYTES = 1024 * 1024
 GZIP_MIN_BYTES = 500  # smaller answers gain too little to be worth compressing
 #: Paths answered by machines' rules (the API's error shape), not with a page for people.
-MACHINE_PATHS = ("/api/", "/static/", "/i18n/")
+MACHINE_PATHS = ("/api/", "/static/", "/i18n/", "/livez", "/readyz", "/metrics")
 GC_YOUNG = 20_000  # allocations between collections of the youngest generation (default 700)
 
 
@@ -88,11 +90,15 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)
     app.add_middleware(CookieOrigin)  # a session cookie on a POST from another site: 403
     app.add_middleware(BodyLimit, limit=max(MAX_BODY_BYTES, settings.max_record_bytes))
-    app.add_middleware(SecurityHeaders)  # outermost: on every response, 413s included
+    app.add_middleware(SecurityHeaders)  # on every response, 413s included
+    app.add_middleware(RequestIds)  # outermost: every answer and log line has its request's id
     install_error_handlers(app)
     describe_errors(app)
     for module in (games, records, variants, schema, socket, accounts, players, daily, puzzles):
         app.include_router(module.router)
+    app.include_router(health.router)
+    if settings.metrics:  # else /metrics is not found: not public unless asked for
+        app.include_router(health.metrics_router)
     static = _web_static()
     if static is not None:
         from dicepoker.web.pages import router as pages

@@ -54,6 +54,10 @@ class Settings:
     # Imported records: at most this many bytes and turns.
     max_record_bytes: int = 1024 * 1024
     max_record_turns: int = 2000
+    # Prometheus metrics at /metrics (docs/deploy.md, "Health and metrics"): not served unless
+    # asked for; with a token, answered only to a scraper that sends it as a bearer token.
+    metrics: bool = False
+    metrics_token: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
