@@ -132,7 +132,7 @@ def test_a_school_game_with_rivals() -> None:
     assert analysis.players[1].loss > 0
     states = positions(record)
     assert len(analysis.curve) == len(states)
-    rolled = sum(len(turn["rolls"]) for turn in record["turns"])  # type: ignore[attr-defined]
+    rolled = sum(len(turn["rolls"]) for turn in record["turns"])  # type: ignore[attr-defined,misc]
     assert len(analysis.rolls) == rolled
     assert len(analysis.decisions) == rolled  # the keeps before each reroll, and the move
     data = analysis.as_json()

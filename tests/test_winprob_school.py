@@ -29,15 +29,16 @@ RULES = get_rules("school", {})
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "winprob.py"
 
 
-def bench() -> ModuleType:
-    """benchmarks/winprob.py as a module (the benchmarks are scripts, not a package)."""
-    found = sys.modules.get("winprob_bench")
+def bench(path: Path = BENCH, name: str = "winprob_bench") -> ModuleType:
+    """benchmarks/winprob.py (or another benchmark) as a module (the benchmarks are scripts,
+    not a package)."""
+    found = sys.modules.get(name)
     if found is not None:
         return found
-    spec = importlib.util.spec_from_file_location("winprob_bench", BENCH)
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["winprob_bench"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -235,7 +236,7 @@ def test_the_skill_fit_chooses_the_best_calibrated_handicap() -> None:
     bias; the games' standard error is the usual one when every row is its own game."""
     from concurrent.futures import ProcessPoolExecutor
 
-    module = bench()
+    module = bench(BENCH.with_name("winprob_skill.py"), "winprob_skill_bench")
     p = np.array([0.1, 0.2, 0.6, 0.9, 0.35, 0.75])
     rows = np.arange(len(p))
     assert module.calibration_error(p, p, rows) == 0.0

@@ -1,0 +1,248 @@
+"""The handicaps of the bots' levels for the win probability (`dicepoker.winprob.skill`),
+run by `benchmarks/winprob.py --fit-skill`:
+
+    .venv/bin/python benchmarks/winprob.py --fit-skill --skill-games 300 --games 0 --workers 2
+
+`--fit-skill` first measures, per preset (its rating pool, `dicepoker.ratings.pool_of`), the
+handicap (`winprob/skill.py`) of `greedy` and of every ladder level below the expert from
+`--skill-games` 2-player games of the expert against that level (seats alternating, the dice of
+`--seed + SKILL_SEEDS + g`): the deficit, the mean points per turn the level scores fewer than
+the expert in those games, and the spread factor, the standard deviation of the level's totals
+over the expert's. Those moments alone leave the weaker seat's chances too high (its outcomes
+are not normal around the expert's: a long tail of misses), so the handicap is then chosen on a
+grid around them (`DEFICIT_STEPS` x `SPREAD_STEPS`) as the one whose predictions of the level's
+chances on positions of those same games (every `SAMPLE_EVERY`-th) are best calibrated: the
+least sum over the deciles of the squared gap between prediction and outcome over its squared
+standard error (`calibration_error`, the games as the units). `--skill-levels` fits only the
+levels named. It writes `src/dicepoker/winprob/data/skill.json` (the levels and pools of the
+file that this run did not measure are kept; `measured` says how many games each level had and
+which levels were chosen for calibration). The expert-against-greedy calibration reads those
+figures, on other dice.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import dicepoker.winprob as winprob
+from dicepoker.bots import LADDER, make_bot
+from dicepoker.dice import SeededDice
+from dicepoker.engine import GameState, ranking, totals
+from dicepoker.ratings import pool_of
+from dicepoker.simulate import play_game
+from winprob import (
+    DECILES,
+    EXPERT,
+    SKILL,
+    SKILL_SEEDS,
+    WEAK,
+    FloatArray,
+    clustered_se,
+    rules_for,
+)
+
+#: The handicaps tried around the moments' fit, as multipliers of its deficit and of its spread.
+DEFICIT_STEPS = (0.9, 1.0, 1.15, 1.3, 1.5)
+SPREAD_STEPS = (1.15, 1.0, 0.85, 0.7, 0.55)
+#: Every how many decision points of a skill game a position is kept for the refinement.
+SAMPLE_EVERY = 3
+#: The fewest predictions a decile needs to count in the refinement's calibration error.
+FIT_COUNT = 100
+
+
+@dataclass
+class SkillGames:
+    """Skill games of the expert against a level: both totals per game (in the order expert,
+    level), and sampled positions with the level's seat and its share of first place."""
+
+    pairs: list[tuple[int, int]]
+    samples: list[tuple[GameState, int, float]]
+    game: list[int]  # each sample's game (its seed)
+
+
+def _keeper(into: list[GameState]) -> Callable[[GameState, str], None]:
+    """An `on_action` that keeps every position reached."""
+    return lambda state, _action: into.append(state)
+
+
+def play_skill(variant: str, levels: tuple[str, str], seeds: list[int]) -> SkillGames:
+    """Games of `levels[0]` against `levels[1]` (seats alternating by seed)."""
+    rules = rules_for(variant)
+    out = SkillGames([], [], [])
+    for seed in seeds:
+        first = seed % 2 == 0
+        order = levels if first else levels[::-1]
+        bots = [make_bot(level, seed * 31 + seat) for seat, level in enumerate(order)]
+        seen: list[GameState] = []
+        end = play_game(rules, bots, SeededDice(seed), on_action=_keeper(seen)).state
+        seen = [state for state in seen if not state.finished and state.stage == 0]
+        scores = totals(end)
+        out.pairs.append((scores[0], scores[1]) if first else (scores[1], scores[0]))
+        seat = 1 if first else 0
+        places = [standing.seat for standing in ranking(end) if standing.place == 1]
+        share = 1.0 / len(places) if seat in places else 0.0
+        sampled = seen[::SAMPLE_EVERY]
+        out.samples.extend((state, seat, share) for state in sampled)
+        out.game.extend([seed] * len(sampled))
+    return out
+
+
+def level_chances(
+    samples: list[tuple[GameState, int, float]], hands: list[winprob.Handicap]
+) -> FloatArray:
+    """The chance of the level's seat at every sample under every handicap (hands x samples):
+    the seats' distributions are made once per sample."""
+    from dicepoker.winprob.skill import handicapped
+
+    out = np.zeros((len(hands), len(samples)))
+    for j, (state, seat, _share) in enumerate(samples):
+        dists = winprob.seat_distributions(state)
+        mine = dists[seat]
+        assert mine is not None
+        left = winprob.turns_left(state, seat)
+        for i, hand in enumerate(hands):
+            dists[seat] = handicapped(mine, left, hand)
+            out[i, j] = winprob.win_chances(dists)[seat]
+    return out
+
+
+def calibration_error(
+    predicted: FloatArray, observed: FloatArray, game: NDArray[np.int64]
+) -> float:
+    """How far predictions are from calibrated, each decile by its evidence: the sum over the
+    deciles (of at least `FIT_COUNT` predictions) of the squared gap between mean prediction and
+    observed frequency over its squared standard error, the games as the units. A count-weighted
+    gap would be ruled by the many sure positions and leave the close ones, which few games
+    decide, far off."""
+    total = 0.0
+    index = np.minimum((predicted * DECILES).astype(int), DECILES - 1)
+    for decile in range(DECILES):
+        mask = index == decile
+        if mask.sum() < FIT_COUNT:
+            continue
+        gap = float(observed[mask].mean() - predicted[mask].mean())
+        se = clustered_se(observed[mask] - predicted[mask], game[mask])
+        total += gap * gap / max(se * se, 1e-6)
+    return total
+
+
+def refine(
+    variant: str,
+    games: SkillGames,
+    moments: tuple[float, float],
+    pool: ProcessPoolExecutor,
+    workers: int,
+) -> tuple[float, float, float, float]:
+    """The handicap of the grid around the moments' fit whose predictions of the level's
+    chances on its skill games are best calibrated: (deficit, spread, its error, the moments'
+    fit's error)."""
+    deficit, spread = moments
+    grid = [(deficit * a, spread * b) for a in DEFICIT_STEPS for b in SPREAD_STEPS]
+    hands = [winprob.Handicap(d, s) for d, s in grid]
+    size = max(1, math.ceil(len(games.samples) / (workers * 3)))
+    chunks = [games.samples[i : i + size] for i in range(0, len(games.samples), size)]
+    parts = [pool.submit(level_chances, chunk, hands) for chunk in chunks]
+    predicted = np.concatenate([part.result() for part in parts], axis=1)
+    observed = np.array([share for _state, _seat, share in games.samples])
+    game = np.unique(np.array(games.game, dtype=np.int64), return_inverse=True)[1]
+    errors = [calibration_error(row, observed, game) for row in predicted]
+    best = int(np.argmin(errors))
+    base = grid.index((deficit * 1.0, spread * 1.0))
+    return grid[best][0], grid[best][1], errors[best], errors[base]
+
+
+def fit_skill(
+    variants: Sequence[str],
+    games: int,
+    seed: int,
+    workers: int,
+    levels: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Each level's handicap per preset's pool (see the module doc), written to `SKILL`."""
+    if levels is None:
+        levels = [WEAK, *(level for level in LADDER if level != EXPERT)]
+    seeds = list(range(seed + SKILL_SEEDS, seed + SKILL_SEEDS + games))
+    size = max(1, math.ceil(games / (workers * 3)))
+    chunks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
+    pools: dict[str, dict[str, list[float]]] = {}
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        jobs = {
+            (variant, level): [
+                pool.submit(play_skill, variant, (EXPERT, level), chunk) for chunk in chunks
+            ]
+            for variant in variants
+            for level in levels
+        }
+        for (variant, level), parts in jobs.items():
+            rules = rules_for(variant)
+            played = SkillGames([], [], [])
+            for job in parts:
+                part = job.result()
+                played.pairs.extend(part.pairs)
+                played.samples.extend(part.samples)
+                played.game.extend(part.game)
+            pairs = np.array(played.pairs, dtype=np.float64)
+            expert, theirs = pairs[:, 0], pairs[:, 1]
+            deficit = float((expert - theirs).mean()) / rules.cells
+            se = float((expert - theirs).std(ddof=1)) / math.sqrt(len(pairs)) / rules.cells
+            spread = float(theirs.std(ddof=1) / max(expert.std(ddof=1), 1e-9))
+            fitted, scaled, error, before = refine(
+                variant, played, (deficit, spread), pool, workers
+            )
+            name = pool_of(rules)
+            pools.setdefault(name, {})[level] = [round(fitted, 4), round(scaled, 4)]
+            print(
+                f"skill {name:<11} {level:<12} moments: deficit {deficit:7.3f} +- {se:.3f} "
+                f"points a turn, spread x{spread:.3f} (means {expert.mean():.1f} vs "
+                f"{theirs.mean():.1f}, {len(pairs)} games), calibration error {before:.4f}; "
+                f"refined: deficit {fitted:.3f}, spread x{scaled:.3f}, error {error:.4f} "
+                f"({len(played.samples)} positions)",
+                flush=True,
+            )
+    old: dict[str, Any] = json.loads(SKILL.read_text("utf-8")) if SKILL.exists() else {}
+    before_run = old.get("measured", {})
+    counts: dict[str, Any] = dict(before_run.get("games", {}))
+    refined: dict[str, list[str]] = dict(before_run.get("refined", {}))
+    for name, found in pools.items():
+        known = counts.get(name, {})
+        if not isinstance(known, dict):  # one count for every level of the pool
+            known = dict.fromkeys(old.get("pools", {}).get(name, {}), known)
+        counts[name] = known | dict.fromkeys(found, games)
+        refined[name] = sorted(set(refined.get(name, [])) | set(found))
+    merged = {name: old.get("pools", {}).get(name, {}) | found for name, found in pools.items()}
+    data = {
+        "about": (
+            "Handicap of each level per rating pool (dicepoker.winprob.skill): [deficit, spread], "
+            "the points per turn it scores fewer than the expert and the standard deviation of "
+            "what its turns left bring over the expert's, from 2-player games against the "
+            "expert: first by the moments of the totals, then chosen on a grid around them for "
+            "the calibration of the level's chances of winning in those games "
+            "(benchmarks/winprob.py --fit-skill; measured.games: the games per pool and level; "
+            "measured.refined: the levels chosen for calibration, the others by the moments "
+            "alone)."
+        ),
+        "pools": old.get("pools", {}) | merged,
+        "measured": {
+            "how": "2-player games expert against the level, seats alternating, default options",
+            "date": datetime.date.today().isoformat(),
+            "games": counts,
+            "refined": refined,
+            "seed": seed + SKILL_SEEDS,
+        },
+    }
+    SKILL.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    print(f"skill written to {SKILL.name}", flush=True)
+    return data
