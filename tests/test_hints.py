@@ -237,9 +237,14 @@ def test_analysis_of_a_finished_game(server: LiveServer, api: Api, browser: Brow
         assert abs(lost - player["expected_loss"]) <= SHOWN
         mean = shown_number(card.locator(".an-mean dd").inner_text())
         assert abs(mean - player["mean_loss"]) <= 0.0051
+        # The key moments (those that lost at least the tenth of a point shown) come first; the
+        # table lists the worst moves they do not already show.
+        moments = [d for d in player["key_moments"] if d["loss"] >= 0.05][:3]
+        expect(card.locator(".an-moments li")).to_have_count(len(moments))
+        others = [d for d in player["worst"] if d not in moments]
         rows = card.locator(".an-worst tbody tr")
-        expect(rows).to_have_count(len(player["worst"]))
-        for row, worst in zip(rows.all(), player["worst"], strict=True):
+        expect(rows).to_have_count(len(others))
+        for row, worst in zip(rows.all(), others, strict=True):
             own_turn = seat_of_turn[: worst["turn"]].count(player["seat"])
             assert shown_number(row.locator("th").inner_text()) == own_turn
             assert abs(-shown_number(row.locator(".an-lost").inner_text()) - worst["loss"]) <= SHOWN
