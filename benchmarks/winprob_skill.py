@@ -44,13 +44,12 @@ from dicepoker.engine import GameState, ranking, totals
 from dicepoker.ratings import pool_of
 from dicepoker.simulate import play_game
 from winprob import (
-    DECILES,
     EXPERT,
     SKILL,
     SKILL_SEEDS,
     WEAK,
     FloatArray,
-    clustered_se,
+    reliability,
     rules_for,
 )
 
@@ -127,16 +126,14 @@ def calibration_error(
     observed frequency over its squared standard error, the games as the units. A count-weighted
     gap would be ruled by the many sure positions and leave the close ones, which few games
     decide, far off."""
-    total = 0.0
-    index = np.minimum((predicted * DECILES).astype(int), DECILES - 1)
-    for decile in range(DECILES):
-        mask = index == decile
-        if mask.sum() < FIT_COUNT:
-            continue
-        gap = float(observed[mask].mean() - predicted[mask].mean())
-        se = clustered_se(observed[mask] - predicted[mask], game[mask])
-        total += gap * gap / max(se * se, 1e-6)
-    return total
+    rows = reliability(predicted, observed, game)
+    return float(
+        sum(
+            row["difference"] ** 2 / max(row["se"] ** 2, 1e-6)
+            for row in rows
+            if row["count"] >= FIT_COUNT
+        )
+    )
 
 
 def refine(

@@ -163,8 +163,7 @@ def analyse_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     all_moves: Annotated[bool, typer.Option("--all", help="List every decision.")] = False,
 ) -> None:
-    """Every decision of a record against the best option (expected points lost), each roll's
-    luck and, with rivals, the chances of winning, per player."""
+    """Each decision's points lost, each roll's luck and (with rivals) the chances of winning."""
     from dicepoker.record import RecordError, load_record
     from dicepoker.review import analyse
 

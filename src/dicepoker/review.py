@@ -253,6 +253,7 @@ class _Walk:
         self.states = states
         self.levels = levels
         self._advice: dict[int, Advice | None] = {}
+        self._chances: dict[int, tuple[float, ...] | None] = {}
 
     def advice(self, index: int) -> Advice | None:
         if index not in self._advice:
@@ -261,7 +262,9 @@ class _Walk:
         return self._advice[index]
 
     def chances(self, index: int) -> tuple[float, ...] | None:
-        return winprob.win_probability(self.states[index], self.levels)
+        if index not in self._chances:
+            self._chances[index] = winprob.win_probability(self.states[index], self.levels)
+        return self._chances[index]
 
     def chances_after(self, index: int, action: Action) -> tuple[float, ...] | None:
         return winprob.chances_after(self.states[index], action, self.levels)
@@ -356,7 +359,7 @@ def analyse(record: Mapping[str, Any], levels: winprob.Levels | None = None) -> 
         best = advice.best
         win_best = None
         if after is not None:
-            win_best = _best_chance(walk, index, advice, after[state.seat])
+            win_best = _best_chance(walk, index, advice, action, after[state.seat])
         decisions.append(
             Decision(
                 state.turn + 1,
@@ -381,15 +384,17 @@ def analyse(record: Mapping[str, Any], levels: winprob.Levels | None = None) -> 
     )
 
 
-def _best_chance(walk: _Walk, index: int, advice: Advice, taken: float) -> float:
+def _best_chance(walk: _Walk, index: int, advice: Advice, action: Action, taken: float) -> float:
     """The mover's best chance of winning among the options the expert values most
     (`WIN_CANDIDATES` of them) and the one taken (`taken`, its chance): where the expert plays
     for points, the option that gives most chance may not be its first choice, but it is among
-    its first few."""
+    its first few. `taken`: the chance of `action`, the option taken."""
     seat = walk.states[index].seat
     ranked = sorted(advice.options, key=lambda option: -option.worth)[:WIN_CANDIDATES]
     best = taken
     for option in ranked:
+        if option.action == action:
+            continue  # its chance is `taken`
         chances = walk.chances_after(index, option.action)
         if chances is not None:
             best = max(best, chances[seat])
