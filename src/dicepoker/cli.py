@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from dicepoker.admin import admin_app
+from dicepoker.clitools import fail
 from dicepoker.rules import (
     DEFAULT_VARIANT,
     VARIANTS,
@@ -19,6 +19,7 @@ from dicepoker.rules import (
     get_rules,
     parse_option_value,
 )
+from dicepoker.serve_cli import serve_command
 
 if TYPE_CHECKING:
     from dicepoker.engine import GameState
@@ -33,12 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Dice poker: the School game, Yahtzee, Yahtzee 15 and poker dice.",
 )
-
-
-def fail(message: str) -> NoReturn:
-    """One clear line on standard error and exit status 1: never a traceback."""
-    typer.echo(f"dicepoker: {message}", err=True)
-    raise typer.Exit(1)
+app.command("serve")(serve_command)
 
 
 def rules_from(variant: str, options: list[str] | None) -> Rules:
@@ -331,161 +327,6 @@ def solve_command(
     except UnsupportedRulesError as exc:
         fail(str(exc))
     typer.echo(report.as_json() if as_json else report.text())
-
-
-@app.command("serve")
-def serve_command(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            help="SQLite file or database URL (default: $DATABASE_URL, else a SQLite file "
-            "in the user data folder)."
-        ),
-    ] = None,
-    bot_delay: Annotated[
-        float, typer.Option(min=0, help="Seconds a bot waits before each action (0: instant).")
-    ] = 0.6,
-    redis_url: Annotated[
-        str | None,
-        typer.Option(
-            envvar="REDIS_URL",
-            help="Redis for several server processes on one PostgreSQL database "
-            "(docs/deploy.md; default: $REDIS_URL, else one process on its own).",
-        ),
-    ] = None,
-    workers: Annotated[
-        int,
-        typer.Option(
-            min=1, help="Server processes on this port (more than one needs PostgreSQL and Redis)."
-        ),
-    ] = 1,
-    bot_workers: Annotated[
-        int,
-        typer.Option(
-            min=0, help="Processes in which bots think (0: a thread of the server process)."
-        ),
-    ] = 1,
-    ws_rate: Annotated[
-        float,
-        typer.Option(min=0, help="WebSocket messages a second per connection (0: no limit)."),
-    ] = 10.0,
-    ws_burst: Annotated[
-        int, typer.Option(min=1, help="WebSocket messages a connection may send at once.")
-    ] = 20,
-    http_rate: Annotated[
-        float,
-        typer.Option(
-            min=0,
-            help="Games, joins and record imports a second per client address (0: no limit).",
-        ),
-    ] = 0.5,
-    http_burst: Annotated[
-        int, typer.Option(min=1, help="Games, joins and imports a client address may make at once.")
-    ] = 20,
-    analysis_rate: Annotated[
-        float,
-        typer.Option(
-            min=0, help="Advice and analysis requests a second per client address (0: no limit)."
-        ),
-    ] = 2.0,
-    analysis_burst: Annotated[
-        int, typer.Option(min=1, help="Advice and analysis requests an address may make at once.")
-    ] = 30,
-    login_rate: Annotated[
-        float,
-        typer.Option(min=0, help="Sign-ups and logins a second per client address (0: no limit)."),
-    ] = 0.2,
-    login_burst: Annotated[
-        int, typer.Option(min=1, help="Sign-ups and logins a client address may make at once.")
-    ] = 10,
-    login_name_rate: Annotated[
-        float,
-        typer.Option(
-            min=0,
-            help="Failed logins (wrong passwords) a second per account name (0: no limit).",
-        ),
-    ] = 0.05,
-    login_name_burst: Annotated[
-        int, typer.Option(min=1, help="Failed logins an account name may have at once.")
-    ] = 5,
-    max_record_bytes: Annotated[
-        int, typer.Option(min=1024, help="Largest record the server imports, in bytes.")
-    ] = 1024 * 1024,
-    max_record_turns: Annotated[
-        int, typer.Option(min=1, help="Most turns a record the server imports may have.")
-    ] = 2000,
-    metrics: Annotated[
-        bool, typer.Option(help="Serve Prometheus metrics at /metrics (docs/deploy.md).")
-    ] = False,
-    metrics_token: Annotated[
-        str | None,
-        typer.Option(
-            envvar="DICEPOKER_METRICS_TOKEN",
-            help="Answer /metrics only to this bearer token (default: $DICEPOKER_METRICS_TOKEN).",
-        ),
-    ] = None,
-    log_json: Annotated[
-        bool, typer.Option(help="Log one JSON object per line, each with its request's id.")
-    ] = False,
-) -> None:
-    """Start the web app (games, lobby, API, WebSocket) with its database migrated."""
-    import uvicorn
-
-    from dicepoker.server.app import SETTINGS_ENV, Settings, create_app, default_database
-    from dicepoker.server.lifeline import PARENT_ENV
-    from dicepoker.server.logs import json_log_config
-    from dicepoker.server.store import database_url
-
-    settings = Settings(
-        database=db or default_database(),
-        bot_delay=bot_delay,
-        redis_url=redis_url or None,
-        bot_workers=bot_workers,
-        ws_rate=ws_rate,
-        ws_burst=ws_burst,
-        http_rate=http_rate,
-        http_burst=http_burst,
-        analysis_rate=analysis_rate,
-        analysis_burst=analysis_burst,
-        login_rate=login_rate,
-        login_burst=login_burst,
-        login_name_rate=login_name_rate,
-        login_name_burst=login_name_burst,
-        max_record_bytes=max_record_bytes,
-        max_record_turns=max_record_turns,
-        metrics=metrics,
-        metrics_token=metrics_token or None,
-    )
-    if workers > 1 and (database_url(settings.database).startswith("sqlite") or not redis_url):
-        fail("--workers above 1 needs a PostgreSQL --db and --redis-url (see docs/deploy.md)")
-    # No per-message compression: a state is a few kilobytes, and deflating it for every
-    # socket cost more CPU than anything else in sending it (benchmarks/load.py).
-    options: dict[str, Any] = {
-        "log_level": "warning",
-        "ws_max_size": 64 * 1024,
-        "ws_per_message_deflate": False,
-    }
-    if log_json:  # uvicorn says where it serves, in JSON; requests are logged with their ids
-        options.update(log_config=json_log_config(), log_level="info", access_log=False)
-    else:
-        typer.echo(f"dicepoker: serving on http://{host}:{port}", err=True)
-    if workers == 1:
-        uvicorn.run(create_app(settings), host=host, port=port, **options)
-        return
-    # Each server process builds its own app from the same settings, and ends when this
-    # supervisor dies, however it dies (dicepoker.server.lifeline).
-    os.environ[SETTINGS_ENV] = settings.to_json()
-    os.environ[PARENT_ENV] = str(os.getpid())
-    uvicorn.run(
-        "dicepoker.server.lifeline:worker_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        **options,
-    )
 
 
 @app.command("variants")
