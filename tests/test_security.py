@@ -5,8 +5,8 @@ HTTP headers and errors: tests/test_security_http.py.
 
 The module's `server` runs without rate limits (like every test server); `limited` runs with the
 limits set low so the tests can reach them. The per-address limit counts by client address, and
-`dicepoker serve` believes X-Forwarded-For from loopback (uvicorn's default trusted proxy), so each
-test speaks from an address of its own.
+`limited` believes X-Forwarded-For from loopback (`--forwarded-allow-ips 127.0.0.1`; by default
+no proxy is trusted, tests/test_proxy.py), so each test speaks from an address of its own.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         str(RECORD_BYTES),
         "--max-record-turns",
         str(RECORD_TURNS),
+        "--forwarded-allow-ips",
+        "127.0.0.1",
     )
     database = str(tmp_path_factory.mktemp("limited") / "games.db")
     live = LiveServer(database, limits=limits).start()

@@ -105,6 +105,14 @@ def serve_command(
     log_json: Annotated[
         bool, typer.Option(help="Log one JSON object per line, each with its request's id.")
     ] = False,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            envvar="FORWARDED_ALLOW_IPS",
+            help="Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses "
+            "or networks, comma separated, or '*' (default: $FORWARDED_ALLOW_IPS, else none).",
+        ),
+    ] = "",
 ) -> None:
     """Start the web app (games, lobby, API, WebSocket) with its database migrated."""
     import uvicorn
@@ -114,6 +122,7 @@ def serve_command(
     from dicepoker.server.logs import json_log_config
     from dicepoker.server.store import database_url
 
+    proxies = trusted_proxies(forwarded_allow_ips)
     settings = Settings(
         database=db or default_database(),
         bot_delay=bot_delay,
@@ -142,6 +151,10 @@ def serve_command(
         "log_level": "warning",
         "ws_max_size": 64 * 1024,
         "ws_per_message_deflate": False,
+        # Given explicitly: uvicorn would otherwise trust 127.0.0.1 (or $FORWARDED_ALLOW_IPS
+        # as uvicorn reads it), letting any local process name the client address.
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": proxies,
     }
     if log_json:  # uvicorn says where it serves, in JSON; requests are logged with their ids
         options.update(log_config=json_log_config(), log_level="info", access_log=False)
@@ -162,3 +175,27 @@ def serve_command(
         workers=workers,
         **options,
     )
+
+
+def trusted_proxies(value: str) -> str:
+    """`--forwarded-allow-ips` checked and normalised for uvicorn: '' (trust no proxy), '*', or
+    comma-separated addresses and networks. uvicorn would take a misspelt entry as a literal
+    name that never matches, silently trusting nobody; here it is refused."""
+    import ipaddress
+
+    entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+    if entries == ["*"]:
+        return "*"
+    normal = []
+    for entry in entries:
+        try:  # a network is written as uvicorn parses it: 10.0.0.1/8 becomes 10.0.0.0/8
+            if "/" in entry:
+                normal.append(str(ipaddress.ip_network(entry, strict=False)))
+            else:
+                normal.append(str(ipaddress.ip_address(entry)))
+        except ValueError:
+            fail(
+                f"--forwarded-allow-ips: {entry!r} is not an IP address or network "
+                "(give addresses or networks separated by commas, or '*' alone)"
+            )
+    return ",".join(normal)

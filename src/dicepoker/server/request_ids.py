@@ -5,8 +5,9 @@ The id is the request's own `X-Request-ID` when that is a sane short token (what
 proxy in front sets, nginx's `$request_id`, so one id follows a request through both logs),
 else a new random one: a client cannot put spaces, quotes or line breaks into the logs. Each
 request ends with one log line (`dicepoker.request`, at INFO: shown by `--log-json`, else
-silent) saying what was asked, how it was answered and how long it took; the path only, never
-the query (a simple client's WebSocket URL may carry its seat token there).
+silent) saying what was asked, by which client address (a trusted proxy's X-Forwarded-For,
+`--forwarded-allow-ips`), how it was answered and how long it took; the path only, never the
+query (a simple client's WebSocket URL may carry its seat token there).
 """
 
 from __future__ import annotations
@@ -83,5 +84,12 @@ def _log_request(scope: Scope, status: int, started: float) -> None:
     method = str(scope.get("method", "WS"))
     path = str(scope.get("path", ""))
     seconds = round(time.perf_counter() - started, 6)
-    extra = {"method": method, "path": path, "status": status, "seconds": seconds}
+    client = scope.get("client")  # a trusted proxy's X-Forwarded-For when there is one
+    extra = {
+        "method": method,
+        "path": path,
+        "status": status,
+        "seconds": seconds,
+        "client": str(client[0]) if client else None,
+    }
     log.info("%s %s %s", method, path, status, extra=extra)
