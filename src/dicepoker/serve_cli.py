@@ -50,6 +50,26 @@ def serve_command(
     ws_burst: Annotated[
         int, typer.Option(min=1, help="WebSocket messages a connection may send at once.")
     ] = 20,
+    ws_connections: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Open game WebSockets per client address, over every process sharing the "
+            "Redis (0: no cap).",
+        ),
+    ] = 50,
+    header_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds a connection has to send a request's headers before it is closed "
+            "(0: no limit).",
+        ),
+    ] = 10.0,
+    keep_alive: Annotated[
+        int,
+        typer.Option(min=1, help="Seconds an idle connection is kept open between requests."),
+    ] = 5,
     http_rate: Annotated[
         float,
         typer.Option(
@@ -121,6 +141,7 @@ def serve_command(
     from dicepoker.server.lifeline import PARENT_ENV
     from dicepoker.server.logs import json_log_config
     from dicepoker.server.store import database_url
+    from dicepoker.server.timeouts import header_deadline
 
     proxies = trusted_proxies(forwarded_allow_ips)
     settings = Settings(
@@ -130,6 +151,7 @@ def serve_command(
         bot_workers=bot_workers,
         ws_rate=ws_rate,
         ws_burst=ws_burst,
+        ws_connections=ws_connections,
         http_rate=http_rate,
         http_burst=http_burst,
         analysis_rate=analysis_rate,
@@ -151,6 +173,10 @@ def serve_command(
         "log_level": "warning",
         "ws_max_size": 64 * 1024,
         "ws_per_message_deflate": False,
+        # A connection must send its headers within --header-timeout (uvicorn has no such
+        # deadline: dicepoker.server.timeouts), and is closed after --keep-alive idle seconds.
+        "http": header_deadline(header_timeout),
+        "timeout_keep_alive": keep_alive,
         # Given explicitly: uvicorn would otherwise trust 127.0.0.1 (or $FORWARDED_ALLOW_IPS
         # as uvicorn reads it), letting any local process name the client address.
         "proxy_headers": bool(proxies),

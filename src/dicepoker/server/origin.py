@@ -4,8 +4,14 @@ A browser sends the session cookie with a request from any site that posts to ou
 stops most, not all: a top-level form POST from a sibling subdomain, an old browser). So every
 state-changing request (POST, PUT, PATCH, DELETE) that carries the session cookie must say that
 it comes from a page of ours: its `Origin` (or, when a browser sends none, its `Referer`) must
-name this host. Requests without the cookie are not affected: anonymous play and seat tokens
-(sent as bearer tokens, which no other site can make a browser send) work as before.
+name this host, over the scheme the request came by (an `http://` page is not the `https://`
+site: whoever can alter plain http traffic could post from it). Requests without the cookie are
+not affected: anonymous play and seat tokens (sent as bearer tokens, which no other site can make
+a browser send) work as before.
+
+The request's scheme is the ASGI scope's: uvicorn sets it to https for a TLS connection, or from
+a trusted proxy's `X-Forwarded-Proto` (`--forwarded-allow-ips`). The game WebSocket's Origin check
+(routes/socket.py) uses `origin_matches` too, its `ws`/`wss` read as `http`/`https`.
 """
 
 from __future__ import annotations
@@ -29,14 +35,26 @@ def _has_session_cookie(raw: str) -> bool:
     return COOKIE in cookie
 
 
-def same_origin(headers: dict[bytes, bytes]) -> bool:
-    """Whether the request's Origin (else Referer) is this host; False when neither is sent."""
+#: A WebSocket's scheme as the scheme of the pages that open it.
+PAGE_SCHEME = {"ws": "http", "wss": "https"}
+
+
+def origin_matches(origin: str, host: str, scheme: str) -> bool:
+    """Whether `origin` (an Origin or Referer) names this `host` over this request's `scheme`."""
+    if origin == "null" or not host:
+        return False
+    parts = urlsplit(origin)
+    return parts.netloc == host and parts.scheme == PAGE_SCHEME.get(scheme, scheme)
+
+
+def same_origin(headers: dict[bytes, bytes], scheme: str = "http") -> bool:
+    """Whether the request's Origin (else Referer) is this host over `scheme`; False when
+    neither is sent."""
     host = headers.get(b"host", b"").decode("latin-1")
     for name in (b"origin", b"referer"):
         value = headers.get(name)
         if value is not None:
-            text = value.decode("latin-1")
-            return text != "null" and bool(host) and urlsplit(text).netloc == host
+            return origin_matches(value.decode("latin-1"), host, scheme)
     return False
 
 
@@ -54,7 +72,7 @@ class CookieOrigin:
             if (
                 cookie
                 and _has_session_cookie(cookie.decode("latin-1"))
-                and not same_origin(headers)
+                and not same_origin(headers, str(scope.get("scheme", "http")))
             ):
                 await _refuse(send)
                 return

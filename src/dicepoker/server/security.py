@@ -5,8 +5,12 @@
   connection that keeps flooding is closed.
 - `ClientLimiter`: one bucket per client address, for the HTTP endpoints that create things
   (games, seats, imported records); bounded in memory however many addresses call.
-- `SecurityHeaders`: Content-Security-Policy, X-Frame-Options and friends on every HTTP response.
-- `BodyLimit`: request bodies over a size are refused (413) before the app reads them.
+- `SecurityHeaders`: Content-Security-Policy, X-Frame-Options and friends on every HTTP response,
+  and Strict-Transport-Security on those served over https.
+- `BodyLimit`: request bodies over a size are refused (413) before the app reads them, however
+  they are sent (with a Content-Length, or chunked).
+
+The limits per address shared by several processes are in limits.py.
 
 A rate of 0 (or less) switches a limit off (tests, load benchmarks).
 """
@@ -29,6 +33,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: WebSocket close code for a connection closed for flooding (after HTTP's 429).
 CLOSE_RATE_LIMITED: Final = 4429
+#: WebSocket close code (the standard "try again later") for a connection over its address's cap.
+CLOSE_TRY_AGAIN_LATER: Final = 1013
 
 #: The pages load only their own scripts, styles, images and sockets: no inline script or style,
 #: no plug-ins, no framing by other sites.
@@ -54,6 +60,10 @@ SECURITY_HEADERS: Final[dict[str, str]] = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
 }
+#: Sent only with a response to a request that came over https (its scope's scheme, which uvicorn
+#: takes from X-Forwarded-Proto when the proxy is trusted): over plain http a browser ignores it,
+#: and a site reached by http alone must never be pinned to https.
+HSTS: Final = ("strict-transport-security", "max-age=63072000; includeSubDomains")
 
 
 class TokenBucket:
@@ -185,6 +195,7 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         docs = str(scope.get("path", "")).startswith(DOCS_PREFIX)
+        https = scope.get("scheme") == "https"
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -195,6 +206,8 @@ class SecurityHeaders:
                         value = DOCS_CSP
                     if name.lower().encode() not in present:
                         headers.append((name.lower().encode(), value.encode()))
+                if https and HSTS[0].encode() not in present:
+                    headers.append((HSTS[0].encode(), HSTS[1].encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -202,7 +215,12 @@ class SecurityHeaders:
 
 
 class BodyLimit:
-    """Refuses request bodies over `limit` bytes with 413 before the app reads them."""
+    """Refuses request bodies over `limit` bytes with 413 before the app reads them.
+
+    A declared Content-Length over the limit is refused at once. A body without one (chunked) is
+    read here first, up to the limit, and handed to the app only when it fits: the app's own body
+    parsing would turn an error raised while it reads into its 400.
+    """
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -212,28 +230,38 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _too_large(send)
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            if declared.isdigit() and int(declared) > self.limit:
+                await _too_large(send)
+                return
+            await self.app(scope, receive, send)  # the server reads no more than it declared
             return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                raise _TooLarge
-            return message
+            if message["type"] != "http.request":  # the client left: nobody to answer
+                return
+            chunk = bytes(message.get("body", b""))
+            size += len(chunk)
+            if size > self.limit:
+                await _too_large(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await _too_large(send)
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # what follows the body (a disconnect)
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 async def _too_large(send: Send) -> None:

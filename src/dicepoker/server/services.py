@@ -1,5 +1,6 @@
 """What the routes of one web app share: its store, its game master and the master's helpers
-(bot driver, turn clock), its rate limiters and its analysis cache.
+(bot driver, turn clock), its rate limiters (shared through Redis when there is one:
+server/limits.py) and its analysis cache.
 
 `Services.build` wires the master to the SQL store, the Redis bus (or the local one) and the bot
 worker pool; the routes reach them through the dependencies below.
@@ -33,11 +34,12 @@ from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
+from dicepoker.server.limits import RateLimiter, SharedRedis, SocketCap
 from dicepoker.server.metrics import Metrics, MovesCounted, TimedThinker
 from dicepoker.server.puzzles import Puzzles
 from dicepoker.server.ratings import RatingBook
 from dicepoker.server.results import Results
-from dicepoker.server.security import ClientLimiter, RateLimited
+from dicepoker.server.security import RateLimited
 from dicepoker.server.settings import Settings
 from dicepoker.server.store import Store
 
@@ -86,15 +88,15 @@ class Services:
     clock: TurnClock
     # Per-address limits: what creates games, seats and records; what costs the server CPU (the
     # advisor and the analyses).
-    creating: ClientLimiter
-    analysing: ClientLimiter
+    creating: RateLimiter
+    analysing: RateLimiter
     # Quick reactions per game seat (a table is not a chat: a few, then one every few seconds).
-    reacting: ClientLimiter
+    reacting: RateLimiter
     daily: DailyService
     # Accounts, and their limits: sign-ups and logins per address, failed logins per name.
     accounts: Accounts
-    logging_in: ClientLimiter
-    failed_logins: ClientLimiter
+    logging_in: RateLimiter
+    failed_logins: RateLimiter
     # What finished games leave their accounts: results, ratings, accuracy.
     ratings: RatingBook
     results: Results
@@ -102,6 +104,9 @@ class Services:
     puzzles: Puzzles
     # This process's figures (served at /metrics when the settings say so).
     metrics: Metrics
+    # Open game WebSockets per address; the limits' Redis connection (None: one process).
+    sockets: SocketCap = field(default_factory=lambda: SocketCap(0, None))
+    shared: SharedRedis | None = None
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
 
     @classmethod
@@ -122,6 +127,11 @@ class Services:
         runner = pool_par(pool) if pool is not None else par_in_thread
         analyses = AnalysisCache()
         ratings = RatingBook(store)
+        shared = SharedRedis(settings.redis_url) if settings.redis_url else None
+
+        def limiter(name: str, rate: float, burst: int) -> RateLimiter:
+            return RateLimiter(name, rate, burst, shared)
+
         return cls(
             settings=settings,
             analyses=analyses,
@@ -133,13 +143,17 @@ class Services:
             master=master,
             driver=BotDriver(master, thinker, delay=settings.bot_delay),
             clock=TurnClock(master),
-            creating=ClientLimiter(settings.http_rate, settings.http_burst),
-            analysing=ClientLimiter(settings.analysis_rate, settings.analysis_burst),
-            reacting=ClientLimiter(settings.reaction_rate, settings.reaction_burst),
+            creating=limiter("creating", settings.http_rate, settings.http_burst),
+            analysing=limiter("analysing", settings.analysis_rate, settings.analysis_burst),
+            reacting=limiter("reacting", settings.reaction_rate, settings.reaction_burst),
             daily=DailyService(store, master, par_runner=runner, now=now),
             accounts=Accounts(store),
-            logging_in=ClientLimiter(settings.login_rate, settings.login_burst),
-            failed_logins=ClientLimiter(settings.login_name_rate, settings.login_name_burst),
+            logging_in=limiter("logging_in", settings.login_rate, settings.login_burst),
+            failed_logins=limiter(
+                "failed_logins", settings.login_name_rate, settings.login_name_burst
+            ),
+            sockets=SocketCap(settings.ws_connections, shared),
+            shared=shared,
         )
 
     async def start(self) -> None:
@@ -152,6 +166,9 @@ class Services:
         await self.daily.close()
         await self.master.close()
         await self.store.close()
+        await self.sockets.stop()
+        if self.shared is not None:
+            await self.shared.close()
 
 
 def services(request: Request) -> Services:
@@ -177,19 +194,19 @@ def _client(request: Request) -> str:
 
 
 async def _creating(request: Request) -> None:
-    wait = services(request).creating.check(_client(request))
+    wait = await services(request).creating.check(_client(request))
     if wait is not None:
         raise RateLimited(wait)
 
 
 async def _analysing(request: Request) -> None:
-    wait = services(request).analysing.check(_client(request))
+    wait = await services(request).analysing.check(_client(request))
     if wait is not None:
         raise RateLimited(wait)
 
 
 async def _logging_in(request: Request) -> None:
-    wait = services(request).logging_in.check(_client(request))
+    wait = await services(request).logging_in.check(_client(request))
     if wait is not None:
         raise RateLimited(wait)
 

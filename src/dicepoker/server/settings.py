@@ -37,6 +37,8 @@ class Settings:
     # requests that create something (games, joins, record imports) per client address.
     ws_rate: float = 10.0
     ws_burst: int = 20
+    # Open game WebSockets per client address (0: no cap), over every process sharing a Redis.
+    ws_connections: int = 50
     http_rate: float = 0.5
     http_burst: int = 20
     # The advisor and the analyses (CPU-heavy) a second per client address, and at once.

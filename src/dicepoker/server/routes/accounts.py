@@ -73,14 +73,14 @@ async def log_in(body: Credentials, app: App, request: Request, response: Respon
     """Log in: the session cookie (HttpOnly, SameSite=Lax, Secure over https) is set. A wrong
     name and a wrong password get the same answer; failures are limited per name too."""
     key = name_key(body.name[: NAME_MAX + 1])
-    wait = app.failed_logins.waiting(key)
+    wait = await app.failed_logins.waiting(key)
     if wait is not None:
         raise RateLimited(wait)
     try:
         account, token = await app.accounts.login(body.name, body.password)
     except Refusal as refusal:
         if refusal.code == "bad_login":
-            app.failed_logins.spend(key)
+            await app.failed_logins.spend(key)
         raise
     _set_cookie(request, response, token)
     return me(account)
@@ -105,7 +105,7 @@ async def change_password(
     body: PasswordChange, account: LoggedIn, app: App, request: Request
 ) -> None:
     """Change the password (the current one is asked again); every other session ends."""
-    wait = app.failed_logins.waiting(name_key(account.name))
+    wait = await app.failed_logins.waiting(name_key(account.name))
     if wait is not None:
         raise RateLimited(wait)
     try:
@@ -114,7 +114,7 @@ async def change_password(
         )
     except Refusal as refusal:
         if refusal.code == "bad_login":
-            app.failed_logins.spend(name_key(account.name))
+            await app.failed_logins.spend(name_key(account.name))
         raise
 
 
@@ -124,14 +124,14 @@ async def delete_account(
 ) -> None:
     """Delete the account (the password is asked again). Its games stay, its seats in them
     under a neutral name."""
-    wait = app.failed_logins.waiting(name_key(account.name))
+    wait = await app.failed_logins.waiting(name_key(account.name))
     if wait is not None:
         raise RateLimited(wait)
     try:
         renamed = await app.accounts.delete_own(account, body.password)
     except Refusal as refusal:
         if refusal.code == "bad_login":
-            app.failed_logins.spend(name_key(account.name))
+            await app.failed_logins.spend(name_key(account.name))
         raise
     await app.master.seats_stored(renamed)
     _clear_cookie(request, response)

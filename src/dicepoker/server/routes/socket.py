@@ -4,6 +4,8 @@ One connection has one reader (this route's loop) and one writer (`_pump`), whic
 broadcaster and the reader queue for it, in order. Replies go to this connection only. The
 route feeds the metrics of what it sees (dicepoker.server.metrics): open connections, refusals
 by code, and each accepted intent's time from arrival to its event handed to the broadcaster.
+A client address has at most `--ws-connections` connections open (server/limits.py, `SocketCap`):
+the one over the cap is accepted only to be closed with 1013 ("try again later") and a reason.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
@@ -20,7 +21,13 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from dicepoker import protocol
 from dicepoker.master import LiveGame, Refusal, messages
 from dicepoker.master.broadcast import reply
-from dicepoker.server.security import CLOSE_RATE_LIMITED, SocketLimiter, Verdict
+from dicepoker.server.origin import origin_matches
+from dicepoker.server.security import (
+    CLOSE_RATE_LIMITED,
+    CLOSE_TRY_AGAIN_LATER,
+    SocketLimiter,
+    Verdict,
+)
 from dicepoker.server.services import Services, socket_services
 
 log = logging.getLogger("dicepoker.server")
@@ -32,9 +39,31 @@ router = APIRouter()
 async def game_socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
     app = socket_services(websocket)
     origin = websocket.headers.get("origin")
-    if origin and urlsplit(origin).netloc != websocket.headers.get("host"):
+    host = websocket.headers.get("host", "")
+    if origin and not origin_matches(origin, host, str(websocket.scope.get("scheme", "ws"))):
         await websocket.close(code=protocol.CLOSE_FORBIDDEN, reason="origin not allowed")
         return
+    address = websocket.client.host if websocket.client else "unknown"
+    slot = await app.sockets.open(address)
+    if slot is None:  # accepted to be closed with a code and reason the client can read
+        await websocket.accept(subprotocol=_subprotocol(websocket))
+        await websocket.close(CLOSE_TRY_AGAIN_LATER, "too many connections from this address")
+        return
+    try:
+        await _serve(websocket, app, game_id, token)
+    finally:
+        await app.sockets.close(slot)
+
+
+def _subprotocol(websocket: WebSocket) -> str | None:
+    """Our subprotocol when offered (a browser drops a socket whose offer goes unanswered),
+    never the token."""
+    offered = [str(p) for p in websocket.scope.get("subprotocols") or []]
+    return protocol.SUBPROTOCOL if protocol.SUBPROTOCOL in offered else None
+
+
+async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str | None) -> None:
+    """The connection, from finding its game and seat until it closes."""
     live = await app.master.load(game_id)
     if live is None:
         await websocket.close(code=protocol.CLOSE_NOT_FOUND, reason="no such game")
@@ -49,10 +78,7 @@ async def game_socket(websocket: WebSocket, game_id: str, token: str | None = No
         if seat is None:
             await websocket.close(code=protocol.CLOSE_FORBIDDEN, reason="wrong token")
             return
-    # Echo our subprotocol when offered (a browser drops a socket whose offer goes unanswered),
-    # never the token.
-    chosen = protocol.SUBPROTOCOL if protocol.SUBPROTOCOL in offered else None
-    await websocket.accept(subprotocol=chosen)
+    await websocket.accept(subprotocol=_subprotocol(websocket))
     broadcaster = app.master.broadcaster
     queue = broadcaster.subscribe(live, (seat, token) if seat is not None and token else None)
     queue.put_nowait(messages.welcome(live, seat).to_json())
@@ -157,7 +183,7 @@ async def _react(
     seat, however many connections it has)."""
     if seat is None:
         return messages.refused("spectator", "spectators cannot send reactions")
-    if app.reacting.check(f"{live.id}:{seat}") is not None:
+    if await app.reacting.check(f"{live.id}:{seat}") is not None:
         return messages.refused("rate_limited", "too many reactions: wait a moment")
     await app.master.react(live, seat, reaction)
     return None

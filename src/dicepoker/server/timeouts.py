@@ -1,0 +1,93 @@
+"""A deadline for a request's headers, which uvicorn does not have.
+
+uvicorn's `timeout_keep_alive` runs only between requests on a connection that has answered one,
+and stops at the first byte the client sends; a connection that sends nothing, or half a request
+line and a few headers, is held open for ever (200 such sockets were all still open after 15 s).
+`HeaderDeadline` is uvicorn's httptools protocol with a timer that runs from the connection's
+start, and again after each answer, until a request's headers are complete: a connection that
+has not sent them within `header_timeout` seconds, however it trickles them, is closed. Headers
+larger than `MAX_HEADER_BYTES` are answered 431 (httptools sets no bound of its own).
+
+`dicepoker serve` hands uvicorn `header_deadline(seconds)` as its `http` protocol, in the one
+process and in each process of `--workers N` (a `functools.partial` of a module-level class, so
+it travels to the spawned processes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from typing import Any, Final
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+#: The most bytes a request line and its headers may take.
+MAX_HEADER_BYTES: Final = 64 * 1024
+
+
+class HeaderDeadline(HttpToolsProtocol):
+    """uvicorn's httptools protocol, closing a connection whose headers do not come in time."""
+
+    def __init__(self, *args: Any, header_timeout: float = 10.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.header_timeout = header_timeout
+        self.header_timer: asyncio.TimerHandle | None = None
+        self.header_bytes = 0
+
+    def _arm(self) -> None:
+        self._disarm()
+        if self.transport.is_closing():
+            return
+        self.header_bytes = 0
+        if self.header_timeout > 0:
+            self.header_timer = self.loop.call_later(self.header_timeout, self._expired)
+
+    def _disarm(self) -> None:
+        if self.header_timer is not None:
+            self.header_timer.cancel()
+            self.header_timer = None
+
+    def _expired(self) -> None:
+        self.header_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        waiting = self.header_timer is not None
+        super().data_received(data)
+        if waiting and self.header_timer is not None:  # still in the headers
+            self.header_bytes += len(data)
+            if self.header_bytes > MAX_HEADER_BYTES and not self.transport.is_closing():
+                self._disarm()
+                self.transport.write(
+                    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                    b"content-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+                    b"content-length: 31\r\n\r\nRequest header fields too large"
+                )
+                self.transport.close()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        # Waiting for the next request's headers (unless it is already in, or the connection
+        # closes); the keep-alive timeout also closes it when nothing at all comes.
+        cycle = self.cycle
+        if cycle is not None and cycle.response_complete and not self.pipeline:
+            self._arm()
+
+
+def header_deadline(seconds: float) -> type[asyncio.Protocol]:
+    """The protocol to hand uvicorn (`http=`): headers within `seconds` (0: no deadline)."""
+    made: Any = functools.partial(HeaderDeadline, header_timeout=seconds)
+    return made  # type: ignore[no-any-return]
