@@ -26,6 +26,7 @@ class Player:
         *,
         ping_interval: float | None = None,
         in_header: bool = False,
+        **connect_options: Any,
     ) -> None:
         """`in_header`: send the token as the web client does, in the Sec-WebSocket-Protocol
         header (offering our subprotocol); else in the URL's query.
@@ -33,7 +34,8 @@ class Player:
         A test reads a connection when it wants to, perhaps only at the end of a game: the
         connection keeps every message it receives (no limit on its queue, so it never stops
         reading the socket) and sends no keepalive pings unless asked (a ping's answer waits
-        behind unread messages, and a slow machine's pause would close the connection)."""
+        behind unread messages, and a slow machine's pause would close the connection).
+        `connect_options` go to websockets' `connect` (ssl, origin, source_address)."""
         url = f"{ws_url}/ws/games/{game_id}"
         protocols = None
         if in_header:
@@ -48,6 +50,7 @@ class Player:
                 ping_interval=ping_interval,
                 max_queue=None,
                 subprotocols=protocols,
+                **connect_options,
             )
         )
         self.seq = 0
