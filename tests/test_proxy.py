@@ -7,7 +7,8 @@ deploy/nginx.conf itself (tests/nginx_support.py), in front of two servers on Po
 Redis (one of them `--workers 2`): a game is created and played through it over https and
 secure WebSockets, and every server process sees the address nginx saw, not one the client
 claims. The address a server sees is read in its JSON request log (`client`), and, without a
-proxy, from the per-address rate limit it is counted under.
+proxy, from the per-address rate limit it is counted under; the scheme from the HSTS header,
+sent only over https, and the WebSocket's Origin check.
 """
 
 from __future__ import annotations
@@ -129,7 +130,11 @@ def test_a_forwarded_address_is_believed_only_from_a_trusted_proxy(
 
     for server in servers:
         for _ in range(2):
-            assert create(server, SPOOFED).status_code == 201
+            created = create(server, SPOOFED)
+            assert created.status_code == 201
+            # The scheme too: only the trusting server believes the request came by https
+            # (and asks browsers to keep to it).
+            assert ("strict-transport-security" in created.headers) == (server is trusting)
     # Without a trusted proxy the header changes nothing: every request counted under the
     # connection's own address, whose two games are spent, whatever address it claims.
     refused = create(plain, "10.66.0.2")
@@ -186,6 +191,7 @@ def test_a_game_through_nginx_sees_the_address_nginx_saw(
         assert client.get("/metrics").status_code == 404
         created = client.post("/api/games", json=GAME, headers=spoof)
         assert created.status_code == 201, created.text
+        assert "strict-transport-security" in created.headers  # X-Forwarded-Proto believed
         body = created.json()
         reads = [client.get(f"/api/games/{body['id']}", headers=spoof) for _ in range(4)]
         assert all(read.status_code == 200 for read in reads)
@@ -200,7 +206,8 @@ def test_a_game_through_nginx_sees_the_address_nginx_saw(
         assert any(line["path"].startswith("/api/games") for line in requests_logged(server))
 
     # The game, played to its end over secure WebSockets through nginx, each seat's token in
-    # the header and the page's Origin, as a browser sends them.
+    # the header and the page's Origin, as a browser sends them (the Origin check compares its
+    # scheme with the one nginx's X-Forwarded-Proto gave).
     socket: dict[str, Any] = {
         "ssl": trust,
         "source_address": (CLIENT, 0),
