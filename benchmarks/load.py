@@ -109,6 +109,8 @@ def start_server(port: int, database: str, redis: str | None, bot_delay: float) 
         "0",
         "--http-rate",
         "0",
+        "--ws-connections",
+        "0",
     ]
     if redis:
         command += ["--redis-url", redis]

@@ -34,7 +34,7 @@ DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 #: (tests/test_security.py) asks for them.
 NO_LIMITS = (
     *("--ws-rate", "0", "--http-rate", "0", "--analysis-rate", "0"),
-    *("--login-rate", "0", "--login-name-rate", "0"),
+    *("--login-rate", "0", "--login-name-rate", "0", "--ws-connections", "0"),
 )
 
 
