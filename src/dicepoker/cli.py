@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from dicepoker.admin import admin_app
+from dicepoker.backup_cli import backup_command, restore_command
 from dicepoker.clitools import fail
 from dicepoker.rules import (
     DEFAULT_VARIANT,
@@ -35,6 +36,8 @@ app = typer.Typer(
     help="Dice poker: the School game, Yahtzee, Yahtzee 15 and poker dice.",
 )
 app.command("serve")(serve_command)
+app.command("backup")(backup_command)
+app.command("restore")(restore_command)
 
 
 def rules_from(variant: str, options: list[str] | None) -> Rules:
