@@ -19,11 +19,19 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from dicepoker.engine import Action, GameState, Roll
-from dicepoker.record import RecordError, RecordTurnError, replay, rules_of
+from dicepoker.record import (
+    FAIR_DICE,
+    Game,
+    RecordError,
+    RecordTurnError,
+    check_ending,
+    replay,
+    rules_of,
+)
 
 SCHEME = "hmac-sha256-v1"
 #: The record's top-level key: {"scheme": SCHEME, "commitment": hex, "seed": hex (at the end)}.
-RECORD_KEY = "fair_dice"
+RECORD_KEY = FAIR_DICE
 SEED_BYTES = 32
 _HEX = frozenset("0123456789abcdef")
 
@@ -229,7 +237,8 @@ def verify_record(record: Mapping[str, Any]) -> VerifyResult:
 
     In order: the record names valid rules; it has a `fair_dice` object of a known scheme with a
     commitment and a revealed seed; the commitment is SHA-256 of the seed; every roll's dice at the
-    thrown positions equal the derived faces; and the record replays. When both a differing roll
+    thrown positions equal the derived faces; and the record replays to the end of the game (a
+    revealed seed says it is over: `dicepoker.record.check_ending`). When both a differing roll
     and a bad turn are found, the earlier one is reported (the roll, when in the same turn).
     """
     try:
@@ -287,8 +296,9 @@ def verify_record(record: Mapping[str, Any]) -> VerifyResult:
     if isinstance(turns, list):
         mismatch, rolls, dice = _check_dice(seed_bytes(seed), turns, rules.dice, rules.faces)
     bad_turn: RecordError | None = None
+    game: Game | None = None
     try:
-        replay(record)
+        game = replay(record)
     except RecordError as exc:
         bad_turn = exc
     if bad_turn is not None and not isinstance(bad_turn, RecordTurnError):
@@ -317,6 +327,13 @@ def verify_record(record: Mapping[str, Any]) -> VerifyResult:
             turn=bad_turn.turn,
             commitment=committed,
             seed=seed,
+        )
+    assert game is not None  # it replayed
+    try:
+        check_ending(record, game)  # a revealed seed says the game is over: no turn may be missing
+    except RecordError as exc:
+        return VerifyResult(
+            False, f"not a valid record: {exc}", "bad_record", commitment=committed, seed=seed
         )
     return VerifyResult(
         True,

@@ -3,16 +3,18 @@
 `Game` is the thin mutable wrapper around the pure engine that keeps the record while a game is
 played; `replay` reads a record back through the same engine and refuses a bad one with the
 1-based number of its first bad turn and the reason. `load_record` reads record text strictly
-(`dicepoker.protocol.jsontext`: no duplicate keys, NaN, lone surrogates or deep nesting), and
-`check_record` is the whole check of a record from outside: strict values, the engine's replay,
-then the typed shape (`dicepoker.protocol.Record`), so that what passes can always be stored and
-sent back.
+(`dicepoker.protocol.jsontext`: no duplicate keys, NaN, lone surrogates or deep nesting) and
+cleans its players' names as the web cleans a seat's, and `check_record` is the whole check of a
+record from outside: strict values, the engine's replay, an end where the record says the game
+is over, then the typed shape (`dicepoker.protocol.Record`), so that what passes can always be
+stored and sent back.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +33,10 @@ from dicepoker.engine import (
     apply,
     new_game,
     parse_action,
+    totals,
 )
-from dicepoker.protocol import JSONTextError, Record, check_value, strict_loads
-from dicepoker.rules import Rules, RulesError, get_rules
+from dicepoker.protocol import JSONTextError, Record, check_value, clean_name, strict_loads
+from dicepoker.rules import Rules, RulesError, get_rules, variant_names
 
 MAX_RECORD_BYTES = 4 * 1024 * 1024
 
@@ -139,8 +142,8 @@ class Game:
 
 
 def load_record(source: str | Path | bytes) -> dict[str, Any]:
-    """Parse a record from a path or JSON text (strictly: see the module's docstring); a
-    `RecordFormatError` says what is wrong."""
+    """Parse a record from a path or JSON text (strictly: see the module's docstring), its
+    players' names cleaned (`clean_players`); a `RecordFormatError` says what is wrong."""
     if isinstance(source, Path):
         try:
             size = source.stat().st_size
@@ -160,7 +163,35 @@ def load_record(source: str | Path | bytes) -> dict[str, Any]:
         raise RecordFormatError(f"not a JSON record: {exc}") from None
     if not isinstance(data, dict):
         raise RecordFormatError(f"a record is a JSON object, not {_json_type(data)}")
+    clean_players(data)
     return data
+
+
+@cache
+def _most_players() -> int:
+    return max(get_rules(name).max_players for name in variant_names())
+
+
+def clean_players(record: dict[str, Any]) -> None:
+    """Clean the players' names of a record from outside, in place, as the web cleans a seat's
+    name (`dicepoker.protocol.clean_name`: no control or invisible characters such as a
+    right-to-left override, trimmed, at most MAX_NAME characters). A name left empty is refused:
+    a seat of a record is always someone's. Anything but a list of at most as many names as a
+    variant seats is left to `rules_of` to refuse."""
+    players = record.get("players")
+    if not isinstance(players, list) or len(players) > _most_players():
+        return
+    if not all(isinstance(name, str) for name in players):
+        return
+    cleaned: list[str] = []
+    for seat, name in enumerate(players, start=1):
+        text = clean_name(name)
+        if text is None:
+            raise RecordFormatError(
+                f"player {seat}'s name is empty without its control and invisible characters"
+            )
+        cleaned.append(text)
+    record["players"] = cleaned
 
 
 def _json_type(value: object) -> str:
@@ -305,18 +336,67 @@ def replay(
     return game
 
 
+#: The record's fair-dice key (`dicepoker.fair`): its `seed` is revealed only once the game is over.
+FAIR_DICE = "fair_dice"
+
+
+class RecordEndError(RecordError):
+    """A record that says its game is over (or gives final totals) where the replay disagrees."""
+
+
+def _claims_over(record: Mapping[str, Any]) -> str | None:
+    """Why a record says its game is over, if it does: the fair-dice seed is revealed only at the
+    end, and tools may write the result's `finished` and `totals` (the names of `dicepoker replay
+    --json` and of the example records' expected results)."""
+    entry = record.get(FAIR_DICE)
+    if isinstance(entry, dict) and entry.get("seed") is not None:
+        return "its fair-dice seed is revealed"
+    if record.get("finished") is True:
+        return "it says finished"
+    if "totals" in record:
+        return "it gives final totals"
+    return None
+
+
+def check_ending(record: Mapping[str, Any], game: Game) -> None:
+    """Refuse a record that says its game is over (`_claims_over`) when its replay (`game`) does
+    not reach the engine's game over, or whose `totals` are not the replay's; the engine alone
+    says when a game ends and what it scored. Raises `RecordEndError`."""
+    claim = _claims_over(record)
+    if claim is None:
+        return
+    state = game.state
+    if not state.finished:
+        played = len(record.get("turns") or [])
+        raise RecordEndError(
+            f"the record says the game is over ({claim}), but after its {played} turns it is "
+            f"not: {state.players[state.seat]} is still to play, turns are missing"
+        )
+    given = record.get("totals")
+    if given is None:
+        return
+    if not isinstance(given, list) or not all(_is_int(total) for total in given):
+        raise RecordEndError("the record's 'totals' must be a list of integers, one per player")
+    replayed = list(totals(state))
+    if given != replayed:
+        raise RecordEndError(f"the record's totals are not the replay's ({replayed})")
+
+
 def check_record(record: Mapping[str, Any]) -> tuple[Record, Game]:
     """The whole check of a record from outside (an import, a file): the engine replays it (the
-    first bad turn and why), then its shape is checked against the `Record` model (types the
+    first bad turn and why) and the replay must end as the record says it does (`check_ending`),
+    then its shape is checked against the `Record` model (types the
     replay does not read, such as a turn's `auto`). Returns the typed record and the game.
 
-    Raises `RecordFormatError`, or `RecordTurnError` for a problem inside a turn.
+    Raises `RecordFormatError`, `RecordTurnError` for a problem inside a turn, or
+    `RecordEndError`.
     """
     try:
         check_value(record)  # what load_record refuses, for records that did not come through it
     except JSONTextError as exc:
         raise RecordFormatError(f"not a JSON record: {exc}") from None
     game = replay(record)
+    check_ending(record, game)
     try:
         typed = Record.model_validate(record, strict=True)
     except ValidationError as exc:

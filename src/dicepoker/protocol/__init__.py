@@ -27,7 +27,13 @@ from dicepoker.protocol.daily import (
     DailyStarted,
     StartDaily,
 )
-from dicepoker.protocol.jsontext import MAX_DEPTH, JSONTextError, check_value, strict_loads
+from dicepoker.protocol.jsontext import (
+    MAX_DEPTH,
+    MAX_DIGITS,
+    JSONTextError,
+    check_value,
+    strict_loads,
+)
 from dicepoker.protocol.messages import (
     MAX_MESSAGE_BYTES,
     MAX_SEQ,
@@ -147,6 +153,7 @@ __all__ = [
     "CODES",
     "ERROR_STATUSES",
     "MAX_DEPTH",
+    "MAX_DIGITS",
     "MAX_MESSAGE_BYTES",
     "MAX_NAME",
     "MAX_SEQ",

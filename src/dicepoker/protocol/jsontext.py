@@ -4,7 +4,9 @@ The standard reader is generous where a contract must not be: it lets a later du
 over an earlier one, reads `NaN`, `Infinity` and `1e999` (numbers JSON does not have), decodes
 lone surrogates (`"\\ud800"`, text that cannot be written back as UTF-8), and nests as deep as
 its stack allows. Each of those once let a record in that the server could not send back.
-`strict_loads` refuses them all, so that what it returns can always be written out again.
+`strict_loads` refuses them all, so that what it returns can always be written out again, and
+says why in its own words: the standard reader's refusal of deep nesting or of an integer longer
+than 4,300 digits names Python's insides (the recursion limit, `sys.set_int_max_str_digits`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,15 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any, NoReturn
 
 #: How deep objects and lists may nest (a record needs 6: record, turns, turn, rolls, roll, dice).
 MAX_DEPTH = 32
+
+#: The longest integer the standard reader converts (Python's default limit, and far beyond any
+#: number a record or message carries).
+MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -52,8 +59,11 @@ def strict_loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         raise
     except RecursionError:
         raise JSONTextError(f"nested deeper than {max_depth} levels") from None
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise JSONTextError(f"not JSON: {exc}") from None
+    except ValueError:
+        # The only other refusal of the standard reader: an integer longer than Python converts.
+        raise JSONTextError(f"a number with more than {MAX_DIGITS} digits") from None
     check_value(value, max_depth=max_depth)
     return value
 

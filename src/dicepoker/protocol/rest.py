@@ -26,11 +26,18 @@ MAX_NAME = 40
 
 
 def clean_name(value: str | None) -> str | None:
-    """Names are plain text: trimmed, control characters removed, at most MAX_NAME characters."""
+    """Names are plain text: trimmed, control characters removed, at most MAX_NAME characters.
+
+    Not printable are the control characters (NUL, escape sequences' ESC, ...), the invisible
+    format characters (bidirectional overrides such as U+202E, zero-width spaces and joiners) and
+    separators other than the space: a name cannot reorder or hide the text around it. The one
+    function for every name from outside: the web's seats and the players of imported records.
+    """
     if value is None:
         return None
-    text = "".join(ch for ch in value if ch.isprintable()).strip()
-    return text[:MAX_NAME] or None
+    if not value.isprintable():  # the common case, a plain name, is checked at C speed
+        value = "".join(ch for ch in value if ch.isprintable())
+    return value.strip()[:MAX_NAME].strip() or None
 
 
 # --- requests --------------------------------------------------------------------------------

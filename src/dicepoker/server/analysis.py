@@ -1,7 +1,9 @@
 """The CPU-heavy answers of the API: the advisor, game analyses, and positions of a record.
 
 They run in a worker thread. A finished game's or a stored record's analysis never changes: it
-is computed once and kept a while (`AnalysisCache`).
+is computed once and kept a while (`AnalysisCache`). A game still being played is analysed once
+per position: its analysis is kept until the game moves on, and asking again for the same
+position (a reload, a second spectator, the same request twice at once) computes nothing.
 """
 
 from __future__ import annotations
@@ -18,33 +20,57 @@ from dicepoker.protocol import Position
 from dicepoker.record import RecordError, replay
 from dicepoker.view import game_view
 
-ANALYSES_KEPT = 256  # finished games' and records' analyses kept in memory
+ANALYSES_KEPT = 256  # analyses kept in memory (games and records; a game's latest position only)
+
+Analysed = dict[str, Any]
 
 
 class AnalysisCache:
-    """Analyses of records, the last `size` of them kept by key (None: never kept)."""
+    """Analyses of records, the last `size` keys used kept (least recently used out first; None:
+    never kept). A key holds one analysis, of one position (`at`: None for a record that no
+    longer changes, else a game's seq): a new position of the game replaces the old one."""
 
     def __init__(self, size: int = ANALYSES_KEPT) -> None:
         self.size = size
-        self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._kept: OrderedDict[str, tuple[int | None, Analysed]] = OrderedDict()
+        self._running: dict[tuple[str, int | None], asyncio.Future[Analysed]] = {}
 
     async def analysis(
         self,
         key: str | None,
         record: dict[str, Any],
         levels: Sequence[str | None] | None = None,
-    ) -> dict[str, Any]:
+        *,
+        at: int | None = None,
+    ) -> Analysed:
         """The analysis of `record` (`levels`: each seat's level where known, a bot's; one key
-        is always asked with the same)."""
-        if key is not None and key in self._kept:
+        is always asked with the same) at position `at` of `key`."""
+        if key is None:
+            return await asyncio.to_thread(analyse, record, levels)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] == at:
             self._kept.move_to_end(key)
-            return self._kept[key]
-        result = await asyncio.to_thread(analyse, record, levels)
-        if key is not None:
-            self._kept[key] = result
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
-        return result
+            return kept[1]
+        running = self._running.get((key, at))
+        if running is None:
+            running = asyncio.ensure_future(asyncio.to_thread(analyse, record, levels))
+            self._running[(key, at)] = running
+            running.add_done_callback(lambda done: self._finished(key, at, done))
+        # One computation for every request of this position; a request that goes away (the
+        # client hung up) does not cancel it for the others.
+        return await asyncio.shield(running)
+
+    def _finished(self, key: str, at: int | None, done: asyncio.Future[Analysed]) -> None:
+        del self._running[(key, at)]
+        if done.cancelled() or done.exception() is not None:
+            return  # a refusal is answered to whoever waited, and not kept
+        current = self._kept.get(key)
+        if current is not None and at is not None and (current[0] is None or current[0] > at):
+            return  # a later position (or the end) was kept while this one was computed
+        self._kept[key] = (at, done.result())
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
 
 
 def advise(state: GameState) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicepoker.master import Refusal
+from dicepoker.protocol import MAX_DIGITS
 from dicepoker.server.logs import REQUEST_ID
 from dicepoker.server.security import SECURITY_HEADERS, RateLimited
 
@@ -70,9 +71,20 @@ async def _on_refusal(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.code, exc.message, **exc.extra)
 
 
+#: What a JSON body the framework cannot read is answered with: its reader's refusals that are
+#: not syntax errors (bytes that are not UTF-8, nesting past the recursion limit, an integer past
+#: Python's digit limit) reach us only as one 400 with no reason.
+UNREADABLE_BODY = (
+    "the body is not JSON that can be read: text that is not UTF-8, lists or objects nested "
+    f"too deep, or a number of more than {MAX_DIGITS} digits"
+)
+
+
 async def http_error(_request: Request, exc: Exception) -> JSONResponse:
     """Unknown routes and methods answer in the API's error shape too."""
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400 and isinstance(exc.__cause__, ValueError | RecursionError):
+        return error_response("bad_request", UNREADABLE_BODY)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     message = {404: "no such page", 405: "method not allowed here"}.get(
         exc.status_code, str(exc.detail)

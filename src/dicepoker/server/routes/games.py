@@ -208,9 +208,10 @@ async def game_advice(live: Live) -> dict[str, Any]:
     responses=error_responses(404, 429),
 )
 async def game_analysis(live: Live, app: App) -> dict[str, Any]:
-    """Every decision of the game so far against the best option (the finished-game page)."""
-    key = f"game:{live.id}" if live.game.state.finished else None
-    analysis = await app.analyses.analysis(key, live.record(), live.levels())
+    """Every decision of the game so far against the best option (the finished-game page); a
+    game still being played is analysed once per position (its seq)."""
+    at = None if live.game.state.finished else live.seq
+    analysis = await app.analyses.analysis(f"game:{live.id}", live.record(), live.levels(), at=at)
     return with_links(analysis, f"/replay/g/{live.id}")
 
 

@@ -52,8 +52,9 @@ def reason_fields(reason: str) -> dict[str, Any]:
     openapi_extra=record_body(),
 )
 async def import_record(request: Request, app: App) -> RecordStored:
-    """A record, checked (read strictly, replayed through the engine, its shape the `Record`
-    model's), then stored."""
+    """A record, checked (read strictly, its players' names cleaned as the web cleans a seat's,
+    replayed through the engine to the end it claims, its shape the `Record` model's), then
+    stored."""
     limits = app.settings
     body = await request.body()
     if len(body) > limits.max_record_bytes:
@@ -70,7 +71,8 @@ async def import_record(request: Request, app: App) -> RecordStored:
     except RecordError as exc:
         raise Refusal("bad_record", str(exc)) from None
     record_id = secrets.token_urlsafe(8)
-    # What was checked, and only that, is stored: strict JSON in, the same JSON out.
+    # What was checked, and only that, is stored: strict JSON in, the same JSON out (but for
+    # the names, cleaned on reading).
     await app.store.save_record(record_id, json.dumps(record, ensure_ascii=False))
     return RecordStored.build(id=record_id, url=f"/replay/r/{record_id}")
 

@@ -1,0 +1,134 @@
+"""The analysis of a game still being played is computed once per position (issue 17): asking
+again at the same position answers what was computed, a move makes a new analysis, and the
+cache keeps a bounded number of analyses, least recently used out first."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from dicepoker.server import analysis as analysis_module
+from dicepoker.server.analysis import AnalysisCache
+from dicepoker.server.app import create_app
+from dicepoker.server.settings import Settings
+from security_support import GOLDEN
+
+SEATS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
+
+
+class Counted:
+    """The real analysis, counting its calls (by key: the record's number of turns)."""
+
+    def __init__(self) -> None:
+        self.real = analysis_module.analyse
+        self.calls: list[int] = []
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.release.set()
+
+    def __call__(
+        self, record: dict[str, Any], levels: Sequence[str | None] | None = None
+    ) -> dict[str, Any]:
+        self.calls.append(len(record.get("turns") or []))
+        self.started.set()
+        assert self.release.wait(30), "the test never let the analysis finish"
+        return self.real(record, levels)
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Counted:
+    counter = Counted()
+    monkeypatch.setattr(analysis_module, "analyse", counter)
+    return counter
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    folder = tmp_path_factory.mktemp("analysis")
+    settings = Settings(
+        database=str(folder / "analysis.db"), bot_delay=0, bot_workers=0, analysis_rate=0
+    )
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _play_turn(client: TestClient, game_id: str) -> None:
+    """One turn of the player to move, played on the app's own loop (as auto-play plays it)."""
+    app: Any = client.app
+    master = app.state.services.master
+
+    async def play() -> None:
+        live = await master.load(game_id)
+        await master.auto(live, live.game.state.seat)
+
+    assert client.portal is not None
+    client.portal.call(play)
+
+
+def test_the_same_position_is_analysed_once_and_a_move_analysed_anew(
+    client: TestClient, counted: Counted
+) -> None:
+    created = client.post("/api/games", json={"variant": "yahtzee", "seats": SEATS})
+    game_id = created.json()["id"]
+    _play_turn(client, game_id)
+    first = client.get(f"/api/games/{game_id}/analysis")
+    assert first.status_code == 200, first.text[:300]
+    again = client.get(f"/api/games/{game_id}/analysis")
+    assert again.json() == first.json()
+    assert counted.calls == [1]  # one turn played, analysed once for two requests
+
+    _play_turn(client, game_id)
+    after = client.get(f"/api/games/{game_id}/analysis")
+    assert counted.calls == [1, 2]
+    assert len(after.json()["decisions"]) > len(first.json()["decisions"])
+    assert client.get(f"/api/games/{game_id}/analysis").json() == after.json()
+    assert counted.calls == [1, 2]
+
+
+def test_requests_at_once_share_one_computation(counted: Counted) -> None:
+    record = json_record()
+    cache = AnalysisCache()
+
+    async def both() -> list[dict[str, Any]]:
+        counted.release.clear()
+        asked = [asyncio.ensure_future(cache.analysis("game:x", record, at=3)) for _ in range(2)]
+        # Both requests are asked before the first computation (held back) can end.
+        assert await asyncio.to_thread(counted.started.wait, 30)
+        counted.release.set()
+        return list(await asyncio.gather(*asked))
+
+    first, second = asyncio.run(both())
+    assert first is second and counted.calls == [len(record["turns"])]
+
+
+def test_the_cache_is_bounded_least_recently_used_out(counted: Counted) -> None:
+    record = json_record()
+    cache = AnalysisCache(size=2)
+
+    async def ask(*keys: str) -> None:
+        for key in keys:
+            await cache.analysis(key, record, at=1)
+
+    asyncio.run(ask("a", "b", "a", "c"))  # "b" is the least recently used when "c" comes
+    assert len(counted.calls) == 3
+    asyncio.run(ask("a", "c"))
+    assert len(counted.calls) == 3
+    asyncio.run(ask("b"))
+    assert len(counted.calls) == 4
+    asyncio.run(ask("b"))
+    assert len(counted.calls) == 4
+    asyncio.run(cache.analysis("b", record, at=2))  # a new position of "b" replaces the old
+    asyncio.run(cache.analysis("b", record, at=1))
+    assert len(counted.calls) == 6
+
+
+def json_record() -> dict[str, Any]:
+    """A short yahtzee game: the golden example's first four turns."""
+    record: dict[str, Any] = json.loads((GOLDEN / "yahtzee-2p.json").read_text())
+    return {**record, "turns": record["turns"][:4]}
