@@ -75,7 +75,11 @@ def test_the_session_cookie_is_httponly_and_lax(client: TestClient) -> None:
     # Requests stay on the client's own event loop (a database connection belongs to one).
     client.base_url = httpx.URL("https://testserver")
     try:
-        answer = client.post("/api/session", json={"name": "Cookie", "password": PASSWORD})
+        answer = client.post(
+            "/api/session",
+            json={"name": "Cookie", "password": PASSWORD},
+            headers={"origin": "https://testserver"},  # the page's own scheme (origin.py)
+        )
     finally:
         client.base_url = httpx.URL("http://testserver")
     assert answer.status_code == 200
