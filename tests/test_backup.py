@@ -299,6 +299,12 @@ def test_restore_refuses_a_file_that_is_not_a_backup(tmp_path: Path) -> None:
         refused = cli("restore", str(path), "--db", target, "--force")
         one_clear_line(refused, str(path), "not a dicepoker backup")
     one_clear_line(cli("restore", str(tmp_path / "missing.db"), "--db", target), "no file")
+    # A backup of a newer dicepoker (a schema this one does not know) is refused too.
+    newer = tmp_path / "newer.db"
+    assert cli("backup", str(newer), "--db", str(plain_database)).exit_code == 0
+    with sqlite3.connect(newer) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '9999'")
+    one_clear_line(cli("restore", str(newer), "--db", target, "--force"), "(9999)", head_revision())
     assert game_ids(target) == {"g0"}
 
 

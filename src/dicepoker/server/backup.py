@@ -129,7 +129,7 @@ def read_backup(path: Path) -> Backup:
             return Backup(
                 path=path,
                 revision=str(revision[0]),
-                tables=tuple(sorted(tables - {VERSION_TABLE})),
+                tables=tuple(sorted(t for t in tables - {VERSION_TABLE} if t[:7] != "sqlite_")),
                 games=_count(connection, "games", tables),
                 events=_count(connection, "events", tables),
             )
@@ -137,7 +137,7 @@ def read_backup(path: Path) -> Backup:
         raise BackupError(not_one) from None
 
 
-def known_revision(revision: str) -> None:
+def known_revision(revision: str, whose: str = "the backup's") -> None:
     """Refuse a schema this dicepoker's migrations do not know (a backup of a newer one)."""
     from alembic.script import ScriptDirectory
 
@@ -148,8 +148,8 @@ def known_revision(revision: str) -> None:
         found = None
     if found is None:
         raise BackupError(
-            f"the backup's schema ({revision}) is not one this dicepoker knows (its newest is "
-            f"{head_revision()}): restore it with the dicepoker version that made it, or newer"
+            f"{whose} schema ({revision}) is not one this dicepoker knows (its newest is "
+            f"{head_revision()}): use the dicepoker version that made it, or a newer one"
         )
 
 
@@ -250,7 +250,7 @@ async def _export(url: str, partial: Path) -> None:
                 revision = await _revision(connection)
                 if revision is None:
                     raise BackupError("the database holds no dicepoker schema")
-                known_revision(revision)
+                known_revision(revision, "the database's")
                 await asyncio.to_thread(_upgrade, _file_url(partial), revision)
                 file = create_async_engine(_file_url(partial))
                 try:
