@@ -184,6 +184,8 @@ def backup(database: str, destination: Path) -> Backup:
         raise BackupError(f"{destination} is a folder: give the backup file's name")
     if not destination.parent.is_dir():
         raise BackupError(f"there is no folder {destination.parent}")
+    if not os.access(destination.parent, os.W_OK | os.X_OK):
+        raise BackupError(f"cannot write in the folder {destination.parent}")
     if destination.exists():
         try:
             read_backup(destination)
@@ -194,6 +196,7 @@ def backup(database: str, destination: Path) -> Backup:
             ) from None
     partial = destination.with_name(f".{destination.name}.{secrets.token_hex(4)}.part")
     try:
+        partial.touch(exist_ok=False)  # an empty file is an empty SQLite database
         source = sqlite_path(url)
         if source is not None:
             _backup_sqlite(source, partial)
@@ -201,6 +204,9 @@ def backup(database: str, destination: Path) -> Backup:
             asyncio.run(_export(url, partial))
         _seal(partial)
         os.replace(partial, destination)
+    except (OSError, sqlite3.Error) as error:  # a folder not writable, a full disk, ...
+        said = getattr(error, "strerror", None) or error
+        raise BackupError(f"cannot write {destination}: {said}") from None
     finally:
         partial.unlink(missing_ok=True)
     return read_backup(destination)
