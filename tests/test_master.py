@@ -59,7 +59,13 @@ class HeldStore(MemoryStore):
         self.held.set()
 
     async def append(
-        self, game_id: str, expected_seq: int, stored: StoredEvent, status: str
+        self,
+        game_id: str,
+        expected_seq: int,
+        stored: StoredEvent,
+        status: str,
+        *,
+        person: bool = False,
     ) -> None:
         gate, self.gate = self.gate, None
         if gate is not None:
@@ -67,7 +73,7 @@ class HeldStore(MemoryStore):
             await gate.wait()
         if self.fail is not None:
             raise self.fail
-        await super().append(game_id, expected_seq, stored, status)
+        await super().append(game_id, expected_seq, stored, status, person=person)
 
 
 async def settle() -> None:

@@ -112,6 +112,15 @@ def serve_command(
     max_record_turns: Annotated[
         int, typer.Option(min=1, help="Most turns a record the server imports may have.")
     ] = 2000,
+    abandon_after: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            metavar="HOURS",
+            help="Close a game as abandoned after this many hours with no move of a person "
+            "(0: never; docs/deploy.md).",
+        ),
+    ] = 24.0,
     metrics: Annotated[
         bool, typer.Option(help="Serve Prometheus metrics at /metrics (docs/deploy.md).")
     ] = False,
@@ -164,6 +173,7 @@ def serve_command(
         max_record_turns=max_record_turns,
         metrics=metrics,
         metrics_token=metrics_token or None,
+        abandon_after=abandon_after,
     )
     if workers > 1 and (database_url(settings.database).startswith("sqlite") or not redis_url):
         fail("--workers above 1 needs a PostgreSQL --db and --redis-url (see docs/deploy.md)")

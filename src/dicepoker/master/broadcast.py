@@ -125,6 +125,10 @@ class Broadcaster:
         self.seats_changed(live)
         await self.bus.publish(live.id, {"kind": "seats"})
 
+    async def abandoned(self, game_id: str) -> None:
+        """This process closed `game_id` as abandoned: the other processes stop it too."""
+        await self.bus.publish(game_id, {"kind": "abandoned"})
+
     async def seats_stored(self, game_id: str) -> None:
         """The store's seats of `game_id` changed outside a master: every process reads them."""
         await self.bus.publish(game_id, {"kind": "seats"})

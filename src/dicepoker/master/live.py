@@ -185,7 +185,8 @@ class LiveGame:
     def set_seats(self, seats: list[dict[str, Any]]) -> None:
         """New seats (someone joined): the status and the players' names follow."""
         self.seats = seats
-        self.status = seating.status_of(seats, self.game.state.finished)
+        if self.status != seating.ABANDONED:  # closed for good, whatever its seats
+            self.status = seating.status_of(seats, self.game.state.finished)
         state = self.game.state
         players = [seat.get("name") or state.players[n] for n, seat in enumerate(seats)]
         self.game.state = state._replace(players=tuple(players))

@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from dicepoker.bots import make_bot
 from dicepoker.dice import DiceSource, FixedDice, SecretDice
 from dicepoker.engine import (
     Action,
@@ -31,7 +30,6 @@ from dicepoker.engine import (
     IllegalActionError,
     NotationError,
     NotYourTurnError,
-    Roll,
     parse_action,
     reason_key,
 )
@@ -40,16 +38,21 @@ from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
 from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
-from dicepoker.master.bus import LEASE_SECONDS
 from dicepoker.master.forecast import Forecast, judge
-from dicepoker.master.live import LiveGame, RecordingDice, Trail, utcnow
+from dicepoker.master.live import LiveGame, RecordingDice, utcnow
+from dicepoker.master.loading import (
+    Upkeep,
+    abandoned_refusal,
+    close_abandoned,
+    live_from,
+    mark_abandoned,
+)
 from dicepoker.master.newgame import rules_with_clock
 from dicepoker.master.refusal import Refusal
 from dicepoker.master.rematch import rematch_id, rematch_seats
 from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
 from dicepoker.protocol import ReactionId
-from dicepoker.record import Game
-from dicepoker.rules import Rules, get_rules
+from dicepoker.rules import Rules
 
 log = logging.getLogger("dicepoker.master")
 
@@ -79,8 +82,11 @@ class GameMaster:
         dice: DiceSource | None = None,
         now: Callable[[], datetime] = utcnow,
         forecast: Forecast | None = None,
+        abandon_after: float = 0.0,
     ) -> None:
         self.store = store
+        # Seconds without a person's action after which a game is closed (0: never).
+        self.abandon_after = abandon_after
         self.forecast = forecast  # who is winning (master/forecast.py); None: not judged
         # The time that withheld seeds are revealed by (injected by tests).
         self.now = now
@@ -94,7 +100,7 @@ class GameMaster:
         self._loading: dict[str, asyncio.Lock] = {}
         # Bus messages that arrived while their game was being loaded from the store.
         self._early: dict[str, list[dict[str, Any]]] = {}
-        self._sweeper: asyncio.Task[None] | None = None
+        self.upkeep = Upkeep(self)
         self.closing = False
 
     def watch(self, watcher: Watcher) -> None:
@@ -103,20 +109,16 @@ class GameMaster:
     # --- life cycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Load every unfinished game and let its bots and clocks go on."""
+        """Close the games nobody played for too long; then, in the background, let the games
+        that move alone go on (dicepoker.master.loading). Every other game is loaded when it
+        is first asked for."""
         await self.broadcaster.start(self.follow, self.catch_up_all)
-        for game_id in await self.store.unfinished():
-            live = await self.load(game_id)
-            if live is not None:
-                self.look(live)
-        if self.broadcaster.shared:
-            self._sweeper = asyncio.create_task(self._sweep(), name="lease-sweeper")
+        await self.upkeep.abandon_idle()
+        self.upkeep.start()
 
     async def close(self) -> None:
         self.closing = True
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+        await self.upkeep.close()
         for watcher in self._watchers:
             await watcher.close()
         await self.broadcaster.close()
@@ -197,7 +199,7 @@ class GameMaster:
             rated=rated,
         )
         await (save or self.store.create_game)(stored)
-        live = self._live_from(stored, [])
+        live = live_from(stored, [], self.now)
         self.games[live.id] = live
         await judge(self.forecast, live)
         self.look(live)
@@ -242,43 +244,9 @@ class GameMaster:
     async def react(self, live: LiveGame, seat: int, reaction: ReactionId) -> None:
         """A seated player's quick reaction (the caller checks the seat and the rate): for the
         table only, never part of the game or its record."""
+        if live.status == seating.ABANDONED:
+            raise abandoned_refusal()
         await self.broadcaster.reaction(live, seat, reaction)
-
-    def _live_from(self, row: StoredGame, events: list[StoredEvent]) -> LiveGame:
-        rules = get_rules(row.variant, row.options)
-        names = [seat.get("name") or f"Seat {n + 1}" for n, seat in enumerate(row.seats)]
-        bots = [seat.get("level") if seat["kind"] == "bot" else None for seat in row.seats]
-        game = Game(rules, names, extra={"id": row.id, "bots": bots})
-        trail: dict[int, Trail] = {}
-        for stored in events:
-            action = parse_action(stored.action)
-            if not isinstance(action, Roll):
-                trail[game.state.seat] = (game.state, action, stored.auto)
-            game.play(action, FixedDice(stored.thrown or ()), seat=stored.seat, auto=stored.auto)
-        live = LiveGame(
-            id=row.id,
-            rules=rules,
-            seats=[dict(seat) for seat in row.seats],
-            # The events were read after the row: another process may have committed more in
-            # between, and what was replayed is what this game is at.
-            status=seating.status_of(row.seats, game.state.finished),
-            game=game,
-            seq=events[-1].seq if events else 0,
-            turn_seconds=row.turn_seconds,
-            created_at=row.created_at.isoformat() if row.created_at else "",
-            last=events[-1] if events else None,
-            dice_seed=row.dice_seed,
-            dice_commitment=row.dice_commitment,
-            reveal_at=row.reveal_at,
-            now=self.now,
-            trail=trail,
-            rated=row.rated,
-        )
-        live.sync_fair_dice()
-        live.bots = {
-            n: make_bot(seat["level"]) for n, seat in enumerate(row.seats) if seat["kind"] == "bot"
-        }
-        return live
 
     async def load(self, game_id: str) -> LiveGame | None:
         """The live game, loaded from the store (its events replayed) when not in memory."""
@@ -294,7 +262,7 @@ class GameMaster:
             if row is None:
                 return None
             events = await self.store.events(game_id)
-            live = self._live_from(row, events)
+            live = live_from(row, events, self.now)
             self.games[game_id] = live
         if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
             # An event committed after our read was announced before the game was here.
@@ -305,8 +273,9 @@ class GameMaster:
         return live
 
     def release(self, live: LiveGame) -> None:
-        """Forget a finished game nobody here watches any more (it stays in the store)."""
-        if live.status == "finished" and not live.subscribers:
+        """Forget a finished or abandoned game nobody here watches any more (it stays in the
+        store)."""
+        if live.status in ("finished", seating.ABANDONED) and not live.subscribers:
             self.games.pop(live.id, None)
 
     # --- seats -----------------------------------------------------------------------------
@@ -317,6 +286,8 @@ class GameMaster:
         """Take an open seat (the first one when `seat` is None), under `account` when a
         logged-in player takes it (one seat per account a game); returns it and its token."""
         async with live.lock:
+            if live.status == seating.ABANDONED:
+                raise abandoned_refusal()
             if account is not None and account in seating.accounts_of(live.seats).values():
                 raise Refusal("already_seated", "your account has a seat of this game already")
             free = seating.open_seats(live.seats)
@@ -334,6 +305,8 @@ class GameMaster:
             status = seating.status_of(seats, live.game.state.finished)
             if not await self.store.update_seats(live.id, seats, status, live.seats):
                 await self._catch_up(live)  # another process seated someone: learn who
+                if live.status == seating.ABANDONED:
+                    raise abandoned_refusal()
                 raise Refusal("seat_taken", f"seat {seat + 1} was just taken")
             live.set_seats(seats)
         await self.broadcaster.seated(live)
@@ -364,19 +337,24 @@ class GameMaster:
         expected_seq: int | None = None,
         *,
         auto: bool = False,
+        person: bool | None = None,
     ) -> int:
         """Apply one intent of `seat`; returns the new seq. Raises Refusal, changing nothing.
 
         `expected_seq` is the seq the intent was chosen at: if the game has moved on since, the
-        intent is refused as `stale` (None: whatever the position is now).
+        intent is refused as `stale` (None: whatever the position is now). `person`: the
+        intent is a person's own (what keeps a game from being abandoned); None: a person's
+        seat's intent that is not auto-played.
         """
         if isinstance(action, str):
             try:
                 action = parse_action(action)
             except NotationError as exc:
                 raise Refusal("bad_move", str(exc)) from None
+        if person is None:
+            person = not auto and not live.is_bot(seat)
         async with live.lock:
-            return await self._apply(live, seat, action, expected_seq, auto=auto)
+            return await self._apply(live, seat, action, expected_seq, auto=auto, person=person)
 
     def expired(self, live: LiveGame) -> Refusal | None:
         """A refusal when the game's withheld seed may be revealed already though the game is
@@ -386,8 +364,17 @@ class GameMaster:
         return Refusal("day_over", "the day of this daily challenge is over: it can't be played")
 
     async def _apply(
-        self, live: LiveGame, seat: int, action: Action, expected_seq: int | None, *, auto: bool
+        self,
+        live: LiveGame,
+        seat: int,
+        action: Action,
+        expected_seq: int | None,
+        *,
+        auto: bool,
+        person: bool,
     ) -> int:
+        if live.status == seating.ABANDONED:
+            raise abandoned_refusal()
         if live.status == "open":
             raise waiting()
         late = self.expired(live)
@@ -409,7 +396,7 @@ class GameMaster:
         stored = StoredEvent(live.seq + 1, seat, str(action), dice.thrown or None, auto)
         status = seating.status_of(live.seats, after.finished)
         try:
-            await self.store.append(live.id, live.seq, stored, status)
+            await self.store.append(live.id, live.seq, stored, status, person=person)
         except ConflictError:
             # Another process committed first: take its events, then refuse this intent. A
             # game deleted meanwhile (`dicepoker admin delete-game`) is over: forgotten here,
@@ -417,6 +404,8 @@ class GameMaster:
             if not await self._catch_up(live):
                 self.games.pop(live.id, None)
                 raise Refusal("game_over", "this game was deleted") from None
+            if live.status == seating.ABANDONED:
+                raise abandoned_refusal() from None
             raise Refusal(
                 "stale", f"the game has moved on (seq {live.seq}); your intent was not applied"
             ) from None
@@ -437,8 +426,9 @@ class GameMaster:
             live.sync_fair_dice()
         self.look(live)
 
-    async def auto(self, live: LiveGame, seat: int) -> None:
-        """Play the rest of `seat`'s turn by the variant's auto-play rule (else greedily).
+    async def auto(self, live: LiveGame, seat: int, *, person: bool = False) -> None:
+        """Play the rest of `seat`'s turn by the variant's auto-play rule (else greedily);
+        `person`: the player asked for it (else the turn clock).
 
         Refused as any intent is when the seat may not act now (`waiting`, `game_over`,
         `not_your_turn`). Each action is chosen on the state at a seq and sent with that seq;
@@ -457,7 +447,7 @@ class GameMaster:
             elif state.finished or state.turn != turn or state.seat != seat:
                 return
             try:
-                await self.act(live, seat, choose(state), seq, auto=True)
+                await self.act(live, seat, choose(state), seq, auto=True, person=person)
             except Refusal as exc:
                 if exc.code != "stale":
                     raise
@@ -499,6 +489,9 @@ class GameMaster:
                 self._early.setdefault(game_id, []).append(message)
             return
         kind = message.get("kind")
+        if kind == "abandoned":
+            await close_abandoned(self, game_id, self.now())
+            return
         if kind == "released":
             self.look(live)  # its bots' driver stopped: take them over now
             return
@@ -558,6 +551,10 @@ class GameMaster:
         row = await self.store.game(live.id)
         if row is None:
             return False
+        if row.status == seating.ABANDONED and live.status != seating.ABANDONED:
+            # Closed by another process whose news did not reach this one.
+            mark_abandoned(live, row.updated_at or self.now())
+            self.broadcaster.seats_changed(live)
         if row.seats != live.seats:
             live.set_seats([dict(seat) for seat in row.seats])
             self.broadcaster.seats_changed(live)
@@ -573,17 +570,12 @@ class GameMaster:
             async with live.lock:
                 await self._catch_up(live)
 
-    async def _sweep(self) -> None:
-        """Take over the bots and clocks of games whose lease holder stopped renewing it."""
-        while not self.closing:
-            await asyncio.sleep(LEASE_SECONDS / 2)
-            for live in list(self.games.values()):
-                self.look(live)
-
 
 def _turn_refusal(live: LiveGame, seat: int) -> Refusal | None:
     """Why `seat` may not act now, as the engine refuses any intent (None: it may)."""
     state = live.game.state
+    if live.status == seating.ABANDONED:
+        return abandoned_refusal()
     if live.status == "open":
         return waiting()
     problem: IllegalActionError

@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from dicepoker.master.seats import ABANDONED, LIVE_STATUSES, moves_alone
 from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
 
 
@@ -20,7 +21,10 @@ class MemoryStore:
 
     async def create_game(self, game: StoredGame) -> None:
         now = datetime.now(UTC)
-        self.add(replace(game, created_at=game.created_at or now, updated_at=now))
+        created = game.created_at or now
+        self.add(
+            replace(game, created_at=created, updated_at=now, human_at=game.human_at or created)
+        )
 
     def add(self, game: StoredGame) -> None:
         """Keep a new game (what `create_game` does, callable outside an event loop)."""
@@ -42,26 +46,56 @@ class MemoryStore:
         return list(self._events.get(game_id, [])[after:])
 
     async def append(
-        self, game_id: str, expected_seq: int, stored: StoredEvent, status: str
+        self,
+        game_id: str,
+        expected_seq: int,
+        stored: StoredEvent,
+        status: str,
+        *,
+        person: bool = False,
     ) -> None:
         game = self._games.get(game_id)
-        if game is None or game.seq != expected_seq or stored.seq != expected_seq + 1:
+        if (
+            game is None
+            or game.status == ABANDONED
+            or game.seq != expected_seq
+            or stored.seq != expected_seq + 1
+        ):
             raise ConflictError(f"game {game_id} moved past seq {expected_seq}")
         self._events[game_id].append(stored)
         game.seq = stored.seq
         game.status = status
         game.updated_at = datetime.now(UTC)
+        if person:
+            game.human_at = game.updated_at
 
     async def update_seats(
         self, game_id: str, seats: list[dict[str, Any]], status: str, expected: list[Any]
     ) -> bool:
         game = self._games.get(game_id)
-        if game is None or game.seats != expected:
+        if game is None or game.status == ABANDONED or game.seats != expected:
             return False
         game.seats = copy.deepcopy(seats)
         game.status = status
-        game.updated_at = datetime.now(UTC)
+        game.updated_at = game.human_at = datetime.now(UTC)
         return True
 
     async def unfinished(self) -> list[str]:
-        return [game.id for game in self._games.values() if game.status != "finished"]
+        return [game.id for game in self._games.values() if game.status in LIVE_STATUSES]
+
+    async def moving_alone(self) -> list[str]:
+        return [
+            game.id
+            for game in self._games.values()
+            if game.status == "running" and moves_alone(game.seats, game.turn_seconds)
+        ]
+
+    async def abandon(self, idle_since: datetime) -> list[str]:
+        closed = []
+        for game in self._games.values():
+            last = game.human_at or game.created_at or game.updated_at
+            if game.status in LIVE_STATUSES and last is not None and last < idle_since:
+                game.status = ABANDONED
+                game.updated_at = datetime.now(UTC)
+                closed.append(game.id)
+        return closed

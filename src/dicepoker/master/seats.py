@@ -19,6 +19,11 @@ from dicepoker.bots import LEVELS
 from dicepoker.master.refusal import Refusal
 
 DEFAULT_LEVEL = "greedy"
+#: A game nobody played for too long, closed (`dicepoker serve --abandon-after`): it is never
+#: played again, its seat tokens are refused, its record stays.
+ABANDONED = "abandoned"
+#: The statuses of a game still to be played (the lobby's live lists).
+LIVE_STATUSES = ("open", "running")
 
 
 def hash_token(token: str) -> str:
@@ -38,6 +43,11 @@ def status_of(seats: Sequence[Mapping[str, Any]], finished: bool) -> str:
     if any(seat["kind"] == "human" and seat.get("name") is None for seat in seats):
         return "open"
     return "running"
+
+
+def moves_alone(seats: Sequence[Mapping[str, Any]], turn_seconds: int) -> bool:
+    """Whether a running game may move with nobody touching it: a bot's seat or a turn clock."""
+    return turn_seconds > 0 or any(seat["kind"] == "bot" for seat in seats)
 
 
 def open_seats(seats: Sequence[Mapping[str, Any]]) -> list[int]:

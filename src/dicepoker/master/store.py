@@ -38,7 +38,7 @@ class StoredGame:
     variant: str
     options: dict[str, Any]
     seats: list[dict[str, Any]]
-    status: str  # open, running, finished
+    status: str  # open, running, finished, abandoned
     seq: int = 0
     turn_seconds: int = 0
     # Fair dice (docs/fair-dice.md): the secret seed and its public commitment (None: no seed).
@@ -50,6 +50,9 @@ class StoredGame:
     updated_at: datetime | None = None
     # Asked to be rated: rated when it ends if every person's seat is an account's.
     rated: bool = False
+    # The last action of a person (its creation, a seat taken, a person's own move): a game
+    # idle since long ago is closed as abandoned (`Store.abandon`). None: its creation.
+    human_at: datetime | None = None
 
 
 class Store(Protocol):
@@ -66,17 +69,38 @@ class Store(Protocol):
         ...
 
     async def append(
-        self, game_id: str, expected_seq: int, stored: StoredEvent, status: str
+        self,
+        game_id: str,
+        expected_seq: int,
+        stored: StoredEvent,
+        status: str,
+        *,
+        person: bool = False,
     ) -> None:
-        """Commit event `expected_seq + 1` and the game's new status, or raise ConflictError."""
+        """Commit event `expected_seq + 1` and the game's new status, or raise ConflictError
+        (also when the game was abandoned). `person`: a person's own intent, the game's latest
+        human action now (not a bot's, nor a turn clock's)."""
         ...
 
     async def update_seats(
         self, game_id: str, seats: list[dict[str, Any]], status: str, expected: list[Any]
     ) -> bool:
-        """Replace the seats if they are still `expected` (so two joins cannot take one seat)."""
+        """Replace the seats if they are still `expected` (so two joins cannot take one seat)
+        and the game was not abandoned; a seat taken is a person's action."""
         ...
 
     async def unfinished(self) -> list[str]:
-        """The ids of every game not finished (a starting process takes them over)."""
+        """The ids of every game still to be played (neither finished nor abandoned)."""
+        ...
+
+    async def moving_alone(self) -> list[str]:
+        """The ids of the running games that may move with nobody touching them (a bot's seat
+        or a turn clock): a starting process lets them go on; every other game waits in the
+        store until it is asked for."""
+        ...
+
+    async def abandon(self, idle_since: datetime) -> list[str]:
+        """Close as abandoned every game not over whose last person's action is older than
+        `idle_since`; the ids of those this call closed (each game is closed once, whichever
+        process asks)."""
         ...

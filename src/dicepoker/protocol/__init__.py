@@ -87,6 +87,7 @@ from dicepoker.protocol.players import (
 from dicepoker.protocol.puzzles import Puzzle, PuzzleAnswer, PuzzleGuess, PuzzleOption
 from dicepoker.protocol.record import Record, RecordRoll, RecordTurn, Replayed
 from dicepoker.protocol.refusals import (
+    CLOSE_ABANDONED,
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     CLOSE_RATE_LIMITED,
@@ -147,6 +148,7 @@ from dicepoker.protocol.view import (
 )
 
 __all__ = [
+    "CLOSE_ABANDONED",
     "CLOSE_FORBIDDEN",
     "CLOSE_NOT_FOUND",
     "CLOSE_RATE_LIMITED",

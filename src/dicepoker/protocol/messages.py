@@ -46,7 +46,9 @@ def token_of(offered: list[str]) -> str | None:
 
 # --- what the messages carry besides the view ------------------------------------------------
 
-Status = Literal["open", "running", "finished"]
+#: `abandoned`: nobody played it for too long, and it was closed (never played again; its record
+#: stays, unfinished).
+Status = Literal["open", "running", "finished", "abandoned"]
 
 
 class SeatView(Wire):

@@ -45,6 +45,10 @@ CODES: dict[str, Code] = {
         "That cell cannot be filled with these dice.",
     ),
     "game_over": Code("the game is over", "The game is over."),
+    "abandoned": Code(
+        "nobody played the game for too long: it was closed (its record stays)",
+        "Nobody played this game for too long: it was closed.",
+    ),
     "illegal": Code("an action these rules do not have"),
     "internal": Code("a failure on the server (logged there)"),
     "bad_request": Code("a request body or parameter of the wrong shape", socket=False),
@@ -109,6 +113,7 @@ CODES: dict[str, Code] = {
 CLOSE_FORBIDDEN = 4403  # a wrong seat token, or a page of another site (its Origin)
 CLOSE_NOT_FOUND = 4404  # no such game
 CLOSE_RATE_LIMITED = 4429  # the connection kept flooding
+CLOSE_ABANDONED = 4410  # the game was closed as abandoned: nothing more to play or watch live
 
 
 def refusal_words(code: str, message: str) -> str:

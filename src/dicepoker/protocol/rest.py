@@ -88,7 +88,8 @@ class JoinGame(Strict):
 # --- answers ---------------------------------------------------------------------------------
 
 
-UnratedReason = Literal["not_asked", "solitaire", "anonymous_seat"]
+#: `abandoned`: closed because nobody played it for too long (never rated).
+UnratedReason = Literal["not_asked", "solitaire", "anonymous_seat", "abandoned"]
 
 
 class CreatedSeat(SeatView):

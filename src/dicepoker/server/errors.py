@@ -42,6 +42,7 @@ STATUS: dict[str, int] = {
     "no_open_seat": 409,
     "seat_taken": 409,
     "game_over": 409,
+    "abandoned": 409,
     "not_finished": 409,
     "daily_played": 409,
     "seed_withheld": 409,

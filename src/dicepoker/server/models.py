@@ -36,12 +36,15 @@ class Base(DeclarativeBase):
 
 class GameRow(Base):
     __tablename__ = "games"
+    # The sweep of abandoned games reads games by status and last person's action.
+    __table_args__ = (Index("ix_games_status_human_at", "status", "human_at"),)
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     variant: Mapped[str] = mapped_column(String(32))
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seats: Mapped[list[Any]] = mapped_column(JSON)  # [{kind, name, level, token_hash}]
-    status: Mapped[str] = mapped_column(String(16), index=True)  # open, running, finished
+    # open, running, finished, abandoned (nobody played it for too long: closed, migration 0006)
+    status: Mapped[str] = mapped_column(String(16), index=True)
     seq: Mapped[int] = mapped_column(Integer, default=0)
     turn_seconds: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -56,6 +59,12 @@ class GameRow(Base):
     # migration 0004); null: revealed at the end.
     reveal_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True, default=None
+    )
+    # The last action of a person (its creation, a seat taken, a person's own move; not a bot's
+    # nor a turn clock's): a game idle since long ago is closed as abandoned (migration 0006;
+    # null only in a row written by older code, where `updated_at` stands in).
+    human_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, default=utcnow
     )
 
 

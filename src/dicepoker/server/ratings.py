@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from dicepoker.engine import ranking
 from dicepoker.master import LiveGame
+from dicepoker.master.seats import ABANDONED
 from dicepoker.ratings import RatedSeat, Rating, default_rating, pool_of, rate_game, shown
 from dicepoker.server.models import RatingChangeRow, RatingRow, utcnow
 from dicepoker.server.store import Store
@@ -36,7 +37,9 @@ class Change:
 
 def unrated_why(live: LiveGame) -> str | None:
     """Why a finished game is not rated (None: it is): not asked, or a person without an
-    account at one of its seats."""
+    account at one of its seats; an abandoned game is never rated (it has no result)."""
+    if live.status == ABANDONED:
+        return "abandoned"
     if not live.rated:
         return "not_asked"
     if len(live.seats) < 2:

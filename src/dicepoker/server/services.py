@@ -120,7 +120,13 @@ class Services:
         if settings.win_probability:
             forecast = pool.forecast if pool is not None else forecast_in_thread
         broadcaster = MovesCounted(make_bus(settings.redis_url), metrics.moves)
-        master = GameMaster(store, broadcaster, now=now, forecast=forecast)
+        master = GameMaster(
+            store,
+            broadcaster,
+            now=now,
+            forecast=forecast,
+            abandon_after=settings.abandon_after * 3600,
+        )
         metrics.count_games(lambda: master.games.values())
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
         thinker = TimedThinker(thinker, metrics.bot_seconds)

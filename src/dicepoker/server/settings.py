@@ -60,6 +60,9 @@ class Settings:
     # asked for; with a token, answered only to a scraper that sends it as a bearer token.
     metrics: bool = False
     metrics_token: str | None = None
+    # Hours without a person's action after which a game is closed as abandoned (0: never;
+    # dicepoker.master.loading).
+    abandon_after: float = 24.0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

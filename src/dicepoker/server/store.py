@@ -20,7 +20,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import TextClause, bindparam, delete, event, exc, insert, make_url, select, text
+from sqlalchemy import (
+    TextClause,
+    and_,
+    bindparam,
+    delete,
+    event,
+    exc,
+    insert,
+    make_url,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -30,6 +43,7 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from dicepoker.master.seats import ABANDONED, LIVE_STATUSES, moves_alone
 from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
 from dicepoker.server.models import EventRow, GamePlayerRow, GameRow, RecordRow, utcnow
 
@@ -79,13 +93,15 @@ def _advance_games(count: int) -> TextClause:
     PostgreSQL alike): each game's seq moves from `old` to `new` only if it is still `old`."""
     rows = " UNION ALL ".join(
         f"SELECT CAST(:id{n} AS VARCHAR(32)) AS id, CAST(:old{n} AS INTEGER) AS old, "
-        f"CAST(:new{n} AS INTEGER) AS new, CAST(:status{n} AS VARCHAR(16)) AS status"
+        f"CAST(:new{n} AS INTEGER) AS new, CAST(:status{n} AS VARCHAR(16)) AS status, "
+        f"CAST(:person{n} AS INTEGER) AS person"
         for n in range(count)
     )
     return text(
-        f"UPDATE games SET seq = batch.new, status = batch.status, updated_at = :now "
+        f"UPDATE games SET seq = batch.new, status = batch.status, updated_at = :now, "
+        f"human_at = CASE WHEN batch.person = 1 THEN :now ELSE games.human_at END "
         f"FROM ({rows}) AS batch WHERE games.id = batch.id AND games.seq = batch.old "
-        f"RETURNING games.id"
+        f"AND games.status <> 'abandoned' RETURNING games.id"
     ).bindparams(bindparam("now", type_=GameRow.__table__.c.updated_at.type))
 
 
@@ -96,11 +112,13 @@ def _advance_games(count: int) -> TextClause:
 _PG_BATCH = """
 WITH batch AS (
     SELECT * FROM unnest($1::varchar[], $2::int[], $3::int[], $4::varchar[], $5::int[],
-                         $6::varchar[], $7::text[], $8::bool[])
-        AS b(id, old, new, status, seat, action, thrown, auto)
+                         $6::varchar[], $7::text[], $8::bool[], $10::bool[])
+        AS b(id, old, new, status, seat, action, thrown, auto, person)
 ), moved AS (
-    UPDATE games SET seq = batch.new, status = batch.status, updated_at = $9
+    UPDATE games SET seq = batch.new, status = batch.status, updated_at = $9,
+                     human_at = CASE WHEN batch.person THEN $9 ELSE games.human_at END
     FROM batch WHERE games.id = batch.id AND games.seq = batch.old
+                     AND games.status <> 'abandoned'
     RETURNING games.id
 ), added AS (
     INSERT INTO events (game_id, seq, seat, action, thrown, auto, created_at)
@@ -159,6 +177,7 @@ class _Append:
     stored: StoredEvent
     status: str
     future: asyncio.Future[None]
+    person: bool = False
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -183,6 +202,7 @@ def stored_game(row: GameRow) -> StoredGame:
         created_at=_utc(row.created_at),
         updated_at=_utc(row.updated_at),
         rated=bool(row.rated),
+        human_at=_utc(row.human_at),
     )
 
 
@@ -201,7 +221,9 @@ def game_row(game: StoredGame) -> GameRow:
         rated=game.rated,
     )
     if game.created_at is not None:
-        row.created_at = row.updated_at = game.created_at
+        row.created_at = row.updated_at = row.human_at = game.created_at
+    if game.human_at is not None:
+        row.human_at = game.human_at
     return row
 
 
@@ -322,15 +344,22 @@ class Store:
             ]
 
     async def append(
-        self, game_id: str, expected_seq: int, stored: StoredEvent, status: str
+        self,
+        game_id: str,
+        expected_seq: int,
+        stored: StoredEvent,
+        status: str,
+        *,
+        person: bool = False,
     ) -> None:
-        """Commit event `expected_seq + 1` (and the game's new status) or raise ConflictError.
+        """Commit event `expected_seq + 1` (and the game's new status) or raise ConflictError
+        (also once the game is abandoned); `person`: a person's own intent (`human_at`).
 
         Appends from many games that arrive together are committed in one transaction (group
         commit); each caller still returns only once its own event is durable.
         """
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Append(game_id, expected_seq, stored, status, future))
+        self._pending.append(_Append(game_id, expected_seq, stored, status, future, person))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_pending())
         await future
@@ -370,6 +399,7 @@ class Store:
                     f"old{n}": item.expected_seq,
                     f"new{n}": item.stored.seq,
                     f"status{n}": item.status,
+                    f"person{n}": int(item.person),
                 }
             )
         async with self.writing(), self.engine.begin() as connection:
@@ -422,6 +452,7 @@ class Store:
                 ],
                 [item.stored.auto for item in batch],
                 utcnow(),
+                [item.person for item in batch],
             )
         moved = {row[0] for row in rows}
         for item in batch:
@@ -440,11 +471,11 @@ class Store:
         """Replace the seats if they are still `expected` (so two joins cannot take one seat)."""
         async with self.writing(), self.sessions() as session, session.begin():
             row = await session.get(GameRow, game_id, with_for_update=not self.is_sqlite)
-            if row is None or row.seats != expected:
+            if row is None or row.status == ABANDONED or row.seats != expected:
                 return False
             row.seats = seats
             row.status = status
-            row.updated_at = utcnow()
+            row.updated_at = row.human_at = utcnow()
             _link_accounts(session, game_id, seats, expected)
             return True
 
@@ -464,8 +495,39 @@ class Store:
 
     async def unfinished(self) -> list[str]:
         async with self.sessions() as session:
-            rows = await session.scalars(select(GameRow.id).where(GameRow.status != "finished"))
+            rows = await session.scalars(
+                select(GameRow.id).where(GameRow.status.in_(LIVE_STATUSES))
+            )
             return list(rows)
+
+    async def moving_alone(self) -> list[str]:
+        """The running games with a bot's seat or a turn clock (read in one query; the seats
+        are looked at here, as JSON is read alike by both databases)."""
+        async with self.sessions() as session:
+            rows = await session.execute(
+                select(GameRow.id, GameRow.seats, GameRow.turn_seconds).where(
+                    GameRow.status == "running"
+                )
+            )
+            return [row.id for row in rows if moves_alone(row.seats, row.turn_seconds)]
+
+    async def abandon(self, idle_since: datetime) -> list[str]:
+        """One `UPDATE ... RETURNING`: a game moves to `abandoned` once, in whichever process
+        runs it first (a concurrent append or join either comes first, and the game is no
+        longer idle, or finds the game abandoned and is refused)."""
+        idle_since = idle_since.astimezone(UTC)
+        idle = or_(
+            GameRow.human_at < idle_since,
+            and_(GameRow.human_at.is_(None), GameRow.updated_at < idle_since),
+        )
+        statement = (
+            update(GameRow)
+            .where(GameRow.status.in_(LIVE_STATUSES), idle)
+            .values(status=ABANDONED, updated_at=utcnow())
+            .returning(GameRow.id)
+        )
+        async with self.writing(), self.engine.begin() as connection:
+            return list((await connection.execute(statement)).scalars())
 
     # --- imported records ------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from websockets.typing import Subprotocol
 
 from dicepoker.fair import verify_record
 from dicepoker.protocol import (
+    CLOSE_ABANDONED,
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     Act,
@@ -365,7 +366,7 @@ class RemoteSession(Session):
                     return
             except ConnectionClosed as exc:
                 received = exc.rcvd.code if exc.rcvd is not None else None
-                if received in (CLOSE_FORBIDDEN, CLOSE_NOT_FOUND):
+                if received in (CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_ABANDONED):
                     self._stop(self._closing_words(received))
                     return
             except InvalidURI as exc:
@@ -402,6 +403,8 @@ class RemoteSession(Session):
     def _closing_words(self, code: int) -> str:
         if code == CLOSE_NOT_FOUND:
             return "This game does not exist."
+        if code == CLOSE_ABANDONED:
+            return "Nobody played this game for too long: it was closed."
         if self.token:
             return "The seat token was refused."
         return "The server refused the connection."

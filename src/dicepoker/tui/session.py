@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     from dicepoker.tui.rejoin import Rejoin
 
 SeatKind = Literal["human", "bot"]
-Status = Literal["connecting", "open", "running", "finished", "reconnecting", "closed"]
+Status = Literal[
+    "connecting", "open", "running", "finished", "abandoned", "reconnecting", "closed"
+]
 
 
 class SeatError(ValueError):

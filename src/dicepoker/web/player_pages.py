@@ -82,7 +82,8 @@ def _has_stars(variant: str) -> bool:
 
 
 def _status(game: PlayerGame) -> str:
-    return {"open": "Waiting for players", "running": "Playing"}.get(game.status, "Game over")
+    words = {"open": "Waiting for players", "running": "Playing", "abandoned": "Abandoned"}
+    return words.get(game.status, "Game over")
 
 
 def _player_context(player: Player, words: Words) -> dict[str, Any]:

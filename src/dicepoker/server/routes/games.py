@@ -46,7 +46,7 @@ router = APIRouter(prefix="/api/games", tags=["games"])
 Live = Annotated[LiveGame, Depends(live_game)]
 MaybeAccount = Annotated[Account | None, Depends(optional_account)]
 App = Annotated[Services, Depends(services)]
-ListStatus = Literal["open", "running", "finished"]
+ListStatus = Literal["open", "running", "finished", "abandoned"]
 # A seat's token over HTTP: `Authorization: Bearer <token>` (as the WebSocket takes it in its
 # subprotocol header: never in the URL, which proxies log).
 Bearer = Annotated[

@@ -21,6 +21,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from dicepoker import protocol
 from dicepoker.master import LiveGame, Refusal, messages
 from dicepoker.master.broadcast import reply
+from dicepoker.master.seats import ABANDONED
 from dicepoker.server.origin import origin_matches
 from dicepoker.server.security import (
     CLOSE_RATE_LIMITED,
@@ -67,6 +68,17 @@ async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str |
     live = await app.master.load(game_id)
     if live is None:
         await websocket.close(code=protocol.CLOSE_NOT_FOUND, reason="no such game")
+        return
+    if live.status == ABANDONED:
+        # Closed for good: no seat plays it and nothing happens to watch (its replay stays).
+        # Accepted first, so that the client reads the close code (a socket closed before it
+        # is accepted is answered an HTTP 403, with no code).
+        app.master.release(live)
+        offered = [str(p) for p in websocket.scope.get("subprotocols") or []]
+        await websocket.accept(
+            subprotocol=protocol.SUBPROTOCOL if protocol.SUBPROTOCOL in offered else None
+        )
+        await websocket.close(code=protocol.CLOSE_ABANDONED, reason="the game was abandoned")
         return
     # The token travels in the Sec-WebSocket-Protocol header (the web and terminal clients),
     # or in the query (`?token=`, kept for simple clients).
@@ -166,9 +178,9 @@ async def _handle(
         if isinstance(message, protocol.Keep):
             await app.master.hold(live, seat, message.seq, message.keep)
         elif isinstance(message, protocol.Auto):
-            await app.master.auto(live, seat)
+            await app.master.auto(live, seat, person=True)
         else:
-            await app.master.act(live, seat, message.action, message.seq)
+            await app.master.act(live, seat, message.action, message.seq, person=True)
     except Refusal as exc:
         return messages.refused(exc.code, exc.message, ref, exc.extra)
     if not isinstance(message, protocol.Keep):  # an event (a kept selection is no event)
@@ -185,5 +197,8 @@ async def _react(
         return messages.refused("spectator", "spectators cannot send reactions")
     if await app.reacting.check(f"{live.id}:{seat}") is not None:
         return messages.refused("rate_limited", "too many reactions: wait a moment")
-    await app.master.react(live, seat, reaction)
+    try:
+        await app.master.react(live, seat, reaction)
+    except Refusal as exc:
+        return messages.refused(exc.code, exc.message)
     return None

@@ -185,7 +185,7 @@ interface GameView {
 
 // --- a live game: seats, clock, fair dice, and the messages of the WebSocket -------------------
 
-type GameStatus = "open" | "running" | "finished";
+type GameStatus = "open" | "running" | "finished" | "abandoned";
 
 interface SeatInfo {
   seat: number;
@@ -457,7 +457,7 @@ interface RatingChange {
 interface GameRatings {
   rated: boolean;
   status: "rated" | "pending" | "unrated";
-  reason?: "not_asked" | "solitaire" | "anonymous_seat";
+  reason?: "not_asked" | "solitaire" | "anonymous_seat" | "abandoned";
   changes: RatingChange[];
 }
 

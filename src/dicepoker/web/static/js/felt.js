@@ -5,7 +5,7 @@ import { $, clear, h, levelName, num, prefersReducedMotion, range, roman, rowLab
 import { armed, choose, disarm, myTurn, toggle } from "./actions.js";
 import { chanceWords, cup, paintMeter, shownChances } from "./chances.js";
 import { DiceTray } from "./dice.js";
-import { game, held, onCatchUp, onEvent, onSeats, playerName } from "./game.js";
+import { game, gameId, held, onCatchUp, onEvent, onSeats, playerName } from "./game.js";
 import { mountLog, startLog, tellEvent, tellMissed } from "./movelog.js";
 import { drawSheets } from "./sheet.js";
 import { mySeats } from "./socket.js";
@@ -43,7 +43,7 @@ export function renderStatus() {
   const chip = $("#status-chip");
   const status = game.status;
   chip.className = `chip chip-${status || "none"}`;
-  chip.textContent = status === "open" ? t("Waiting for players") : status === "running" ? t("Playing") : status === "finished" ? t("Finished") : t("Connecting…");
+  chip.textContent = status === "open" ? t("Waiting for players") : status === "running" ? t("Playing") : status === "finished" ? t("Finished") : status === "abandoned" ? t("Abandoned") : t("Connecting…");
 }
 
 /**
@@ -137,7 +137,11 @@ export function renderTurn(state) {
   const mine = myTurn();
   const msg = $("#turn-msg");
   const running = game.status === "running" && !state.finished;
-  if (state.finished || game.status === "finished") {
+  if (game.status === "abandoned") {
+    // Closed for good (nobody played it for too long): what is left is its replay.
+    clear(msg);
+    msg.append(t("Nobody played this game for too long: it was closed."), " ", h("a", { href: `/replay/g/${encodeURIComponent(gameId)}` }, t("Watch the replay")));
+  } else if (state.finished || game.status === "finished") {
     msg.textContent = t("Game over");
   } else if (game.status === "open") {
     msg.textContent = t("Waiting for players");

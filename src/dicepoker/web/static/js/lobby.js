@@ -324,6 +324,7 @@ async function loadList(status) {
   count.textContent = games.length ? num(games.length) : "";
   clear(box);
   if (!games.length) {
+    /** @type {Record<string, string>} */
     const empty = { open: t("No open games. Create one and invite a friend!"), running: t("Nobody is playing right now."), finished: t("No finished games yet.") };
     box.appendChild(h("p", { class: "empty" }, empty[status]));
     return;

@@ -94,6 +94,13 @@ class Conn {
         showConnection();
         return;
       }
+      if (closing.code === 4410) {
+        // The game was closed as abandoned: nothing more to play or watch live.
+        this.closed = true;
+        game.status = "abandoned";
+        redraw();
+        return;
+      }
       if (closing.code === 4404) {
         this.closed = true;
         game.missing = true;

@@ -129,6 +129,7 @@ async function start() {
     takeChances(data.win_probability, game.seq);
     render();
   }
+  if (game.status === "abandoned") return; // closed for good: no socket to open
   openConnections();
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") syncAll();

@@ -1,0 +1,195 @@
+"""Games loaded on first use, the ones that move alone resumed after a start, and games that end
+because nobody plays them any more.
+
+A starting process loads no game: a game is read from the store (its events replayed) when a
+request or a socket first asks for it. Only the running games that move with nobody touching
+them (a bot's seat or a turn clock) are loaded after the start, in the background and in
+batches, so that the process is ready at once and their bots and clocks still go on.
+
+A game with no action of a person (its creation, a seat taken, a person's own move; a bot's
+move or a turn clock's does not count) for `abandon_after` seconds is closed as `abandoned`:
+the store's one conditional update decides (once per game, whichever process sweeps first), the
+processes holding it stop its bots and clock and tell its tables, its tokens are refused from
+then on (`abandoned`), and its record stays, unfinished, with the time it was closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from dicepoker.bots import make_bot
+from dicepoker.dice import FixedDice
+from dicepoker.engine import Roll, parse_action
+from dicepoker.master import seats as seating
+from dicepoker.master.bus import LEASE_SECONDS
+from dicepoker.master.live import LiveGame, Trail
+from dicepoker.master.refusal import Refusal
+from dicepoker.master.store import StoredEvent, StoredGame
+from dicepoker.record import Game
+from dicepoker.rules import get_rules
+
+if TYPE_CHECKING:
+    from dicepoker.master.master import GameMaster
+
+log = logging.getLogger("dicepoker.master")
+
+#: Games loaded at a time by the background resume, between turns of the event loop.
+RESUME_BATCH = 50
+#: The record's key of an abandoned game: when it was closed (UTC, ISO 8601).
+RECORD_KEY = "abandoned"
+#: The longest wait between two sweeps of abandoned games.
+SWEEP_SECONDS = 60.0
+
+
+def abandoned_refusal() -> Refusal:
+    return Refusal("abandoned", "nobody played this game for too long: it was closed")
+
+
+def sweep_every(abandon_after: float) -> float:
+    """Seconds between two sweeps: a small part of the idle time, at most a minute."""
+    return min(SWEEP_SECONDS, max(0.1, abandon_after / 4))
+
+
+def live_from(row: StoredGame, events: list[StoredEvent], now: Callable[[], datetime]) -> LiveGame:
+    """The live game of a stored row and its events (replayed through the engine)."""
+    rules = get_rules(row.variant, row.options)
+    names = [seat.get("name") or f"Seat {n + 1}" for n, seat in enumerate(row.seats)]
+    bots = [seat.get("level") if seat["kind"] == "bot" else None for seat in row.seats]
+    game = Game(rules, names, extra={"id": row.id, "bots": bots})
+    trail: dict[int, Trail] = {}
+    for stored in events:
+        action = parse_action(stored.action)
+        if not isinstance(action, Roll):
+            trail[game.state.seat] = (game.state, action, stored.auto)
+        game.play(action, FixedDice(stored.thrown or ()), seat=stored.seat, auto=stored.auto)
+    live = LiveGame(
+        id=row.id,
+        rules=rules,
+        seats=[dict(seat) for seat in row.seats],
+        # The events were read after the row: another process may have committed more in
+        # between, and what was replayed is what this game is at.
+        status=seating.status_of(row.seats, game.state.finished),
+        game=game,
+        seq=events[-1].seq if events else 0,
+        turn_seconds=row.turn_seconds,
+        created_at=row.created_at.isoformat() if row.created_at else "",
+        last=events[-1] if events else None,
+        dice_seed=row.dice_seed,
+        dice_commitment=row.dice_commitment,
+        reveal_at=row.reveal_at,
+        now=now,
+        trail=trail,
+        rated=row.rated,
+    )
+    if row.status == seating.ABANDONED:
+        mark_abandoned(live, row.updated_at or now())
+    live.sync_fair_dice()
+    live.bots = {
+        n: make_bot(seat["level"]) for n, seat in enumerate(row.seats) if seat["kind"] == "bot"
+    }
+    return live
+
+
+def mark_abandoned(live: LiveGame, when: datetime) -> None:
+    """The game is closed as abandoned: never played again; its record says since when."""
+    live.status = seating.ABANDONED
+    live.held = None
+    live.game.extra[RECORD_KEY] = when.isoformat()
+
+
+class Upkeep:
+    """The master's background work: the resume after a start, the sweep of abandoned games
+    (every `sweep_every`), and, with other processes, taking over the bots and clocks of games
+    whose lease holder stopped renewing it."""
+
+    def __init__(self, master: GameMaster) -> None:
+        self.master = master
+        self._tasks: list[asyncio.Task[None]] = []
+        # Set once the background resume has looked at every game that moves alone.
+        self.resumed = asyncio.Event()
+
+    def start(self) -> None:
+        master = self.master
+        self._tasks.append(asyncio.create_task(self._resume(), name="resume"))
+        if master.abandon_after > 0:
+            self._tasks.append(asyncio.create_task(self._abandoning(), name="abandon-sweeper"))
+        if master.broadcaster.shared:
+            self._tasks.append(asyncio.create_task(self._leases(), name="lease-sweeper"))
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    async def _resume(self) -> None:
+        """Load the games that move alone, a batch at a time, and let their bots and clocks go
+        on; one that cannot be loaded is logged and left (it fails again when asked for)."""
+        try:
+            ids = await self.master.store.moving_alone()
+            for start in range(0, len(ids), RESUME_BATCH):
+                for game_id in ids[start : start + RESUME_BATCH]:
+                    if self.master.closing:
+                        return
+                    try:
+                        live = await self.master.load(game_id)
+                    except Exception:
+                        log.exception("could not resume game %s", game_id)
+                        continue
+                    if live is not None:
+                        self.master.look(live)
+                await asyncio.sleep(0)  # let requests in between the batches
+        finally:
+            self.resumed.set()
+
+    async def abandon_idle(self) -> list[str]:
+        """Close the games with no person's action for `abandon_after` seconds (the store
+        decides, once per game); this process and the others stop them and tell their tables."""
+        master = self.master
+        if master.abandon_after <= 0:
+            return []
+        closed = await master.store.abandon(idle_since(master))
+        for game_id in closed:
+            await close_abandoned(master, game_id, master.now())
+            await master.broadcaster.abandoned(game_id)
+        if closed:
+            log.info("closed %d abandoned games", len(closed))
+        return closed
+
+    async def _abandoning(self) -> None:
+        every = sweep_every(self.master.abandon_after)
+        while not self.master.closing:
+            await asyncio.sleep(every)
+            try:
+                await self.abandon_idle()
+            except Exception:  # the database away a moment: the next sweep tries again
+                log.exception("the sweep of abandoned games failed")
+
+    async def _leases(self) -> None:
+        """Take over the bots and clocks of games whose lease holder stopped renewing it."""
+        while not self.master.closing:
+            await asyncio.sleep(LEASE_SECONDS / 2)
+            for live in list(self.master.games.values()):
+                self.master.look(live)
+
+
+async def close_abandoned(master: GameMaster, game_id: str, when: datetime) -> None:
+    """`game_id` was closed as abandoned (here or by another process): if this process holds
+    it, it stops (bots, clock), its tables are told the status, and it is forgotten when
+    nobody watches it."""
+    live = master.games.get(game_id)
+    if live is None or live.status == seating.ABANDONED:
+        return
+    async with live.lock:
+        mark_abandoned(live, when)
+    master.broadcaster.seats_changed(live)  # the status, with the seats and the state
+    master.look(live)
+    master.release(live)
+
+
+def idle_since(master: GameMaster) -> datetime:
+    return master.now() - timedelta(seconds=master.abandon_after)
