@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from dicepoker.master import Refusal
+from dicepoker.master.seats import LIVE_STATUSES
 from dicepoker.protocol.players import (
     GameLinks,
     Leaderboard,
@@ -45,7 +46,7 @@ def _pool_or_none(variant: str, options: dict[str, object]) -> str | None:
 
 def _links(game: PlayedGame) -> GameLinks:
     table = f"/g/{game.game_id}"
-    if game.status != "finished":
+    if game.status in LIVE_STATUSES:  # a finished or abandoned game has its replay
         return GameLinks.build(table=table)
     replay = f"/replay/g/{game.game_id}"
     return GameLinks.build(
