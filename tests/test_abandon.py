@@ -289,8 +289,9 @@ def test_migration_0006_adds_the_last_persons_action_and_takes_it_away(database:
 
 
 def test_a_real_server_closes_an_idle_game_and_refuses_its_tokens(tmp_path: Path) -> None:
-    # 0.0005 hours: 1.8 seconds without a person's action.
-    server = LiveServer(str(tmp_path / "games.db"), options=("--abandon-after", "0.0005"))
+    # 0.002 hours: 7.2 seconds without a person's action (time to set the game up on a busy
+    # machine first).
+    server = LiveServer(str(tmp_path / "games.db"), options=("--abandon-after", "0.002"))
     server.start()
     try:
         made = server.post("/api/games", {"variant": "school", "seats": HUMANS}).json()

@@ -22,8 +22,8 @@ WORDS = {
 
 
 def test_the_table_says_its_game_was_abandoned(tmp_path: Path, open_person: OpenPerson) -> None:
-    # 0.001 hours: 3.6 seconds without a person's action.
-    server = LiveServer(str(tmp_path / "games.db"), options=("--abandon-after", "0.001"))
+    # 0.002 hours: 7.2 seconds without a person's action (time to open the page first).
+    server = LiveServer(str(tmp_path / "games.db"), options=("--abandon-after", "0.002"))
     server.start()
     try:
         seats = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]

@@ -109,8 +109,6 @@ class Upkeep:
     def __init__(self, master: GameMaster) -> None:
         self.master = master
         self._tasks: list[asyncio.Task[None]] = []
-        # Set once the background resume has looked at every game that moves alone.
-        self.resumed = asyncio.Event()
 
     def start(self) -> None:
         master = self.master
@@ -131,20 +129,21 @@ class Upkeep:
         on; one that cannot be loaded is logged and left (it fails again when asked for)."""
         try:
             ids = await self.master.store.moving_alone()
-            for start in range(0, len(ids), RESUME_BATCH):
-                for game_id in ids[start : start + RESUME_BATCH]:
-                    if self.master.closing:
-                        return
-                    try:
-                        live = await self.master.load(game_id)
-                    except Exception:
-                        log.exception("could not resume game %s", game_id)
-                        continue
-                    if live is not None:
-                        self.master.look(live)
-                await asyncio.sleep(0)  # let requests in between the batches
-        finally:
-            self.resumed.set()
+        except Exception:  # the database away: each game goes on when it is next asked for
+            log.exception("could not list the games to resume")
+            return
+        for start in range(0, len(ids), RESUME_BATCH):
+            for game_id in ids[start : start + RESUME_BATCH]:
+                if self.master.closing:
+                    return
+                try:
+                    live = await self.master.load(game_id)
+                except Exception:
+                    log.exception("could not resume game %s", game_id)
+                    continue
+                if live is not None:
+                    self.master.look(live)
+            await asyncio.sleep(0)  # let requests in between the batches
 
     async def abandon_idle(self) -> list[str]:
         """Close the games with no person's action for `abandon_after` seconds (the store

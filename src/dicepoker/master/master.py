@@ -11,7 +11,8 @@ Several processes may serve the same games: the store's `seq` check lets only on
 commit each event, the bus tells the others (`follow`), which apply it to their copy and tell
 their own clients, and a process that finds itself behind catches up from the store first.
 Watchers (`watch`: the bot driver, the turn clock, a local session) look at a game after each
-change.
+change. Games are loaded when first asked for, and closed when nobody plays them any more
+(dicepoker.master.loading).
 """
 
 from __future__ import annotations
