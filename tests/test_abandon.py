@@ -29,7 +29,7 @@ from dicepoker.record import check_record, load_record
 from dicepoker.server.ratings import unrated_why
 from dicepoker.server.store import MIGRATIONS, ConflictError, Store, StoredEvent, StoredGame
 from dicepoker.server.store import database_url as async_url
-from live_server import LiveServer, fresh_postgres_database
+from live_server import LiveServer, fresh_postgres_database, redis_url
 from ws_client import Player
 
 HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
@@ -338,3 +338,32 @@ def test_a_real_server_closes_an_idle_game_and_refuses_its_tokens(tmp_path: Path
         assert ratings["status"] == "unrated" and ratings["reason"] == "abandoned"
     finally:
         server.stop()
+
+
+def test_two_processes_close_a_game_once_and_both_tables_hear_it() -> None:
+    """On PostgreSQL with Redis: whichever process sweeps first closes the game; the other one,
+    holding it for its own table, is told over Redis and refuses its seat too."""
+    database = fresh_postgres_database()
+    options = ("--abandon-after", "0.002")
+    first = LiveServer(database, redis=redis_url(), options=options).start()
+    try:
+        second = LiveServer(database, redis=redis_url(), options=options).start()
+        try:
+            made = first.post("/api/games", {"variant": "school", "seats": HUMANS}).json()
+            game_id = made["id"]
+            ana = Player(first.ws_url, game_id, made["seats"][0]["token"])
+            bea = Player(second.ws_url, game_id, made["seats"][1]["token"])
+            assert ana.act("roll", 0)["type"] == "event"
+            for player in (ana, bea):
+                player.until(lambda m: m.get("status") == "abandoned", timeout=30)
+            refused = bea.act("roll", 1)
+            assert refused["type"] == "error" and refused["code"] == "abandoned", refused
+            ana.close()
+            bea.close()
+            for server in (first, second):
+                assert server.get(f"/api/games/{game_id}")["status"] == "abandoned"
+                assert server.get(f"/api/games/{game_id}/record")["turns"][0]["rolls"]
+        finally:
+            second.stop()
+    finally:
+        first.stop()
