@@ -32,9 +32,7 @@ if TYPE_CHECKING:
     from dicepoker.tui.rejoin import Rejoin
 
 SeatKind = Literal["human", "bot"]
-Status = Literal[
-    "connecting", "open", "running", "finished", "abandoned", "reconnecting", "closed"
-]
+Status = Literal["connecting", "open", "running", "finished", "abandoned", "reconnecting", "closed"]
 
 
 class SeatError(ValueError):
