@@ -162,7 +162,12 @@ def test_the_metrics_answer_only_to_their_token(metered: LiveServer) -> None:
         assert refused.status_code == 401, headers
         assert refused.headers["www-authenticate"].startswith("Bearer")
         assert "dicepoker_" not in refused.text
-    assert value(scrape(metered), "dicepoker_websocket_connections") >= 0
+    samples = scrape(metered)
+    assert value(samples, "dicepoker_websocket_connections") >= 0
+    # Every status is a fixed label, exposed even when no game has it (a dashboard's series
+    # exist from the start).
+    statuses = {dict(labels)["status"] for name, labels in samples if name == "dicepoker_games"}
+    assert statuses >= {"open", "running", "finished", "abandoned"}
 
 
 def test_the_metrics_count_what_the_server_did(metered: LiveServer) -> None:

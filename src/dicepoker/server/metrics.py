@@ -36,7 +36,7 @@ __all__ = ["CONTENT_TYPE", "Metrics", "MovesCounted", "TimedThinker"]
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 #: A game's statuses (`dicepoker.master.seats.status_of`): each is exposed, at 0 when none.
-STATUSES = ("open", "running", "finished")
+STATUSES = ("open", "running", "finished", "abandoned")
 # Seconds: a move's commit and broadcast take milliseconds; an expert bot's decision may take
 # seconds.
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
