@@ -106,6 +106,7 @@ def test_the_spaces_follow_the_rules() -> None:
         "reserve",
         "rolls_left",
         "stars",
+        "thrown_all",
     }
     assert inner(school).observation_space["stars"].shape == (rows - 1 + 3,)  # 'sum' has no star
     yahtzee = gym.make("dicepoker/Yahtzee-v0")
@@ -162,6 +163,7 @@ def test_the_observation_shows_the_state() -> None:
         assert int((obs["marks"] > 0).sum()) == sheet.filled
         assert int(obs["points"].sum()) == breakdown(state, 0).cells
         assert obs["reserve"][0] == sheet.reserve
+        assert obs["thrown_all"] == state.thrown_all
         assert int((obs["stars"] == 1).sum()) == len(sheet.stars)
         assert env.observation_space.contains(obs)
         flat = envs.flat_observation(inner(env), obs)

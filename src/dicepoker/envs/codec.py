@@ -63,6 +63,7 @@ class Layout:
     max_points: int
     max_reserve: int
     stars: int
+    doubles: bool  # some row doubles a score thrown with all the dice at once
 
     @property
     def n_actions(self) -> int:
@@ -94,6 +95,7 @@ def _build(rules: Rules) -> Layout:
         max_points=_max_points(rules),
         max_reserve=_max_reserve(rules),
         stars=_star_count(rules),
+        doubles=any(row.doubles for row in rules.rows),
     )
 
 
@@ -210,6 +212,8 @@ def observation(lay: Layout, state: GameState, seat: int = 0) -> dict[str, IntAr
         "points": points,
         "rolls_left": int(state.rolls_left),
     }
+    if lay.doubles:
+        out["thrown_all"] = int(state.thrown_all)
     if rules.reserve is not None:
         out["reserve"] = np.array([sheet.reserve], dtype=np.int64)
     if lay.stars:

@@ -65,6 +65,8 @@ def observation_space(lay: Layout) -> spaces.Dict:
         "points": spaces.Box(0, lay.max_points, shape=(rules.cells,), dtype=np.int64),
         "rolls_left": spaces.Discrete(rules.rolls_per_turn + 1),
     }
+    if lay.doubles:
+        parts["thrown_all"] = spaces.Discrete(2)
     if rules.reserve is not None:
         parts["reserve"] = spaces.Box(0, lay.max_reserve, shape=(1,), dtype=np.int64)
     if lay.stars:
