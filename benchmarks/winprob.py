@@ -6,12 +6,14 @@
 For every preset (`--variants`, default options), number of players (`--players`, 2 and 3) and
 matchup (`--matchups`): `expert` is expert against expert (every seat); `greedy` is expert against
 greedy with 2 players, and expert, expert, greedy with 3 (two experts race each other while the
-handicap of a weak seat is tested too). Game g is played on the dice of `--seed + g` (the same dice
-in every matchup) by the project's one game loop (`dicepoker.simulate.play_game`), the lineup
-rotated by g seats. At every decision point (every position where the mover is to act, the first
-roll of a turn included) it records `win_probability(state, levels)`, each seat's level given
-(None for the expert, `greedy` for greedy), and at the end each seat's share of first place (a
-tie shares it). It prints, per preset x players x matchup and pooled per preset:
+handicap of a weak seat is tested too); `points`, only when named, is the expected-score player in
+every seat: the play the model assumes, where the expert plays to win. Game g is played on the dice
+of `--seed + g` (the same dice in every matchup) by the project's one game loop
+(`dicepoker.simulate.play_game`), the lineup rotated by g seats. At every decision point (every
+position where the mover is to act, the first roll of a turn included) it records
+`win_probability(state, levels)`, each seat's level given (None for the expert, `greedy` for
+greedy), and at the end each seat's share of first place (a tie shares it). It prints, per preset x
+players x matchup and pooled per preset:
 
 - the number of predictions (positions x seats) and their Brier score;
 - a reliability table by decile of predicted probability: count, mean prediction, observed
@@ -66,6 +68,9 @@ FloatArray = NDArray[np.float64]
 
 PRESETS = ("yahtzee", "yahtzee15", "poker-dice", "school")
 MATCHUPS = ("expert", "greedy")
+#: A matchup run only when asked for: every seat the expected-score player (`points`), which is
+#: what the model assumes of a seat; it tells the model's own error from the win-seeking expert's.
+POINTS = "points"
 EXPERT = "expert"
 WEAK = "greedy"
 FLAG_COUNT = 200
@@ -83,6 +88,8 @@ def lineup(matchup: str, players: int) -> tuple[str, ...]:
         return (EXPERT,) * players
     if matchup == WEAK:
         return (EXPERT, WEAK) if players == 2 else (EXPERT,) * (players - 1) + (WEAK,)
+    if matchup == POINTS:
+        return (POINTS,) * players
     raise ValueError(f"unknown matchup {matchup!r}")
 
 
@@ -142,7 +149,7 @@ def play_recorded(variant: str, levels: Sequence[str], seed: int) -> GameRecord:
     seen: list[GameState] = []
     bots = [_Recorder(make_bot(level, seed * 31 + seat), seen) for seat, level in enumerate(levels)]
     end = play_game(rules, bots, SeededDice(seed)).state
-    given = [None if level == EXPERT else level for level in levels]
+    given = [None if level in (EXPERT, POINTS) else level for level in levels]
     preds, best, mean, progress, seconds = [], [], [], [], []
     for state in seen:
         with winprob._lock:  # a new position: none of its chances is cached
@@ -385,7 +392,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variants", nargs="+", default=list(PRESETS), choices=list(PRESETS))
     parser.add_argument("--players", nargs="+", type=int, default=[2, 3])
-    parser.add_argument("--matchups", nargs="+", default=list(MATCHUPS), choices=list(MATCHUPS))
+    parser.add_argument(
+        "--matchups", nargs="+", default=list(MATCHUPS), choices=[*MATCHUPS, POINTS]
+    )
     parser.add_argument(
         "--games", type=int, default=300, help="games per preset x players x matchup"
     )
