@@ -132,3 +132,69 @@ def test_bot_seats_are_judged_at_their_level() -> None:
         await master.close()
 
     asyncio.run(scenario())
+
+
+def test_an_event_of_another_process_keeps_its_chances_instead_of_judging_again() -> None:
+    """With several processes, the one that committed an event judged it: the others take its
+    chances from the bus message (none when it had none) and judge only for an older process's
+    message that does not say."""
+
+    async def scenario() -> None:
+        asked: list[int] = []
+
+        async def counted(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+            asked.append(len(state.players))
+            return (0.5, 0.5)
+
+        store = MemoryStore()
+        here = GameMaster(store, dice=SeededDice(3))
+        there = GameMaster(store, forecast=counted)
+        live, _ = await here.create("poker-dice", {}, TWO, None)
+        other = await there.load(live.id)
+        assert other is not None and asked == [2]  # judged when loaded
+        queue = there.broadcaster.subscribe(other)
+
+        async def followed(seq: int, **extra: Any) -> None:
+            stored = (await store.events(live.id))[seq - 1]
+            message = {"kind": "event", "seq": seq, "seat": stored.seat, "action": stored.action}
+            await there.follow(live.id, {**message, "thrown": stored.thrown, **extra})
+
+        await here.act(live, 0, "roll", 0)
+        await followed(1, chances=[0.25, 0.75])
+        assert other.seq == 1 and other.win_probability() == [0.25, 0.75] and asked == [2]
+        assert json.loads(queue.get_nowait())["win_probability"] == [0.25, 0.75]
+        await here.act(live, 0, "keep 0 1 2", 1)
+        await followed(2, chances=None)  # the committer had none: none here either
+        assert other.seq == 2 and other.win_probability() is None and asked == [2]
+        await here.act(live, 0, _first_move(live.game.state), 2)
+        await followed(3)  # an older process's message: judged here
+        assert other.seq == 3 and other.win_probability() == [0.5, 0.5] and asked == [2, 2]
+
+    asyncio.run(scenario())
+
+
+def test_forecasts_beyond_those_being_judged_are_left_out_at_once() -> None:
+    async def scenario() -> None:
+        release = asyncio.Event()
+        asked: list[int] = []
+
+        async def slow(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+            asked.append(state.seat)
+            await release.wait()
+            return (0.5, 0.5)
+
+        from dicepoker.engine import new_game
+
+        state = new_game(get_rules("poker-dice", {}), ["A", "B"])
+        shed = master_module.shedding(slow, at_once=2)
+        first = asyncio.ensure_future(shed(state, (None, None)))
+        second = asyncio.ensure_future(shed(state, (None, None)))
+        await asyncio.sleep(0)  # both started and waiting on their forecasts
+        assert await shed(state, (None, None)) is None  # a third: left out, not asked
+        assert len(asked) == 2
+        release.set()
+        assert await first == (0.5, 0.5) and await second == (0.5, 0.5)
+        assert await shed(state, (None, None)) == (0.5, 0.5)  # free again
+        assert len(asked) == 3
+
+    asyncio.run(scenario())

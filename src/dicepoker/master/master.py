@@ -39,7 +39,7 @@ from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
 from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
-from dicepoker.master.forecast import Forecast, judge
+from dicepoker.master.forecast import Forecast, adopt_chances, judge
 from dicepoker.master.live import LiveGame, RecordingDice, utcnow
 from dicepoker.master.loading import (
     Upkeep,
@@ -523,8 +523,10 @@ class GameMaster:
                         bool(message.get("auto")),
                     )
                     told = message.get("told")
+                    known = adopt_chances(live, seq, message)  # the committer's: not judged again
                     self._replay(live, stored, told if isinstance(told, str) else None)
-                    await judge(self.forecast, live)
+                    if not known:
+                        await judge(self.forecast, live)
                     return
             if not await self._catch_up(live):
                 self.games.pop(live.id, None)  # deleted (`dicepoker admin delete-game`)

@@ -27,7 +27,7 @@ from dicepoker.master import (
     Thinker,
     TurnClock,
 )
-from dicepoker.master.forecast import Forecast
+from dicepoker.master.forecast import Forecast, shedding
 from dicepoker.master.live import utcnow
 from dicepoker.server.accounts import Accounts
 from dicepoker.server.analysis import AnalysisCache
@@ -118,7 +118,7 @@ class Services:
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         forecast: Forecast | None = None
         if settings.win_probability:
-            forecast = pool.forecast if pool is not None else forecast_in_thread
+            forecast = shedding(pool.forecast if pool is not None else forecast_in_thread)
         broadcaster = MovesCounted(make_bus(settings.redis_url), metrics.moves)
         master = GameMaster(
             store,
