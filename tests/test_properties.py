@@ -27,7 +27,7 @@ from dicepoker.engine import (
     star_status,
 )
 from dicepoker.record import Game, replay
-from dicepoker.rules import get_rules
+from dicepoker.rules import Rules, get_rules
 from support import (
     VARIANT_CASES,
     action_universe,
@@ -326,3 +326,31 @@ def test_preview_gains_are_the_totals_after_each_move(variant: str, seed: int) -
             if sheet is not None and after.sheets is not state.sheets:
                 assert sheet_breakdown(rules, sheet).total - before == option.gain, option
         state = apply(state, bot.choose(state), dice)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["school", "yahtzee", "poker-dice"]), st.integers(0, 2**32))
+def test_one_move_s_preview_is_its_entry_of_the_whole_preview(variant: str, seed: int) -> None:
+    """`preview_move` (a played move's mark, after every event) tells exactly what `preview`
+    tells of that move, and None of a move that is not legal now."""
+    from dicepoker.bots import make_bot
+    from dicepoker.engine import cell_moves, preview, preview_move
+
+    rules = get_rules(variant)
+    state = new_game(rules, ["a", "b"])
+    dice, bot = SeededDice(seed), make_bot("random")
+    every = {move for index in range(len(rules.rows)) for move in _row_moves(rules, index)}
+    while not state.finished:
+        shown = {option.move: option for option in preview(state)}
+        for move in every:
+            assert preview_move(state, move) == shown.get(move), move
+        assert set(shown) == set(cell_moves(state))
+        state = apply(state, bot.choose(state), dice)
+
+
+def _row_moves(rules: Rules, index: int) -> list[Move]:
+    """Every cell move of row `index` (score, strike, zero), legal or not."""
+    from dicepoker.engine.tables import tables
+
+    found = tables(rules)
+    return [m for m in (found.score[index], found.strike[index], found.zero[index]) if m]

@@ -27,6 +27,7 @@ from dicepoker.engine import (
     breakdown,
     claimed_stars,
     preview,
+    preview_move,
     ranking,
     sheet_breakdown,
     star_status,
@@ -316,7 +317,7 @@ def last_move_view(before: GameState, action: Action, *, auto: bool = False) -> 
         )
     if not isinstance(action, Move):
         return None
-    option = next((option for option in preview(before) if option.move == action), None)
+    option = preview_move(before, action)
     if option is None:
         return None  # not a legal move here (the caller's mistake): nothing to tell
     rules = before.rules

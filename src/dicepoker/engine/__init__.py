@@ -35,7 +35,7 @@ from dicepoker.engine.errors import (
 )
 from dicepoker.engine.moves import cell_moves, legal_actions
 from dicepoker.engine.play import apply, new_game
-from dicepoker.engine.preview import MovePreview, preview
+from dicepoker.engine.preview import MovePreview, preview, preview_move
 from dicepoker.engine.scoring import (
     Breakdown,
     Standing,
@@ -135,6 +135,7 @@ __all__ = [
     "parse_action",
     "positions_of",
     "preview",
+    "preview_move",
     "ranking",
     "reason_key",
     "row_star_broken",

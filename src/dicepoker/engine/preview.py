@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from dicepoker.engine.actions import Move
 from dicepoker.engine.moves import cell_moves, dice_counts, joker_choice
 from dicepoker.engine.play import fill
-from dicepoker.engine.scoring import breakdown_after, sheet_breakdown
+from dicepoker.engine.scoring import Breakdown, breakdown_after, sheet_breakdown
 from dicepoker.engine.state import Bonus, GameState
+from dicepoker.rules.combos import Counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,20 +37,34 @@ def preview(state: GameState) -> list[MovePreview]:
         return out
     counts = dice_counts(state)
     legal = (counts, joker_choice(state, counts))
-    for move in moves:
-        sheet, index, column = fill(state, move, legal)
-        cell = sheet.cell(rules, index, column)
-        assert cell is not None
-        after = breakdown_after(rules, before, state.sheet, sheet, cell, index)
-        out.append(
-            MovePreview(
-                move=move,
-                points=cell.points,
-                doubled=cell.doubled,
-                gain=after.total - before.total,
-                reserve=sheet.reserve,
-                stars=sheet.stars[len(state.sheet.stars) :],
-                joker=cell.joker,
-            )
-        )
-    return out
+    return [_previewed(state, move, legal, before) for move in moves]
+
+
+def preview_move(state: GameState, move: Move) -> MovePreview | None:
+    """What the one cell move `move` would do now (the same as its entry of `preview`), or None
+    when it is not legal here: a move's mark is told after every event, and previewing every
+    legal move to find one cost the server a third of its view building."""
+    if move not in cell_moves(state):
+        return None
+    counts = dice_counts(state)
+    legal = (counts, joker_choice(state, counts))
+    return _previewed(state, move, legal, sheet_breakdown(state.rules, state.sheet))
+
+
+def _previewed(
+    state: GameState, move: Move, legal: tuple[Counts, frozenset[int] | None], before: Breakdown
+) -> MovePreview:
+    rules = state.rules
+    sheet, index, column = fill(state, move, legal)
+    cell = sheet.cell(rules, index, column)
+    assert cell is not None
+    after = breakdown_after(rules, before, state.sheet, sheet, cell, index)
+    return MovePreview(
+        move=move,
+        points=cell.points,
+        doubled=cell.doubled,
+        gain=after.total - before.total,
+        reserve=sheet.reserve,
+        stars=sheet.stars[len(state.sheet.stars) :],
+        joker=cell.joker,
+    )
