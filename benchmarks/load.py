@@ -231,6 +231,7 @@ class Person:
 
 
 BOTS = ["greedy", "expert"]
+CREATING = 64  # games created at once (HTTP connections)
 UNDER_WAY_SECONDS = 120.0  # at most this long for every game to be under way before measuring
 
 
@@ -268,13 +269,15 @@ async def keep_game(
     stop: asyncio.Event,
     ready: asyncio.Queue[None],
     rng: random.Random,
+    creating: asyncio.Semaphore,
 ) -> None:
     """Keep one game running in this slot until the run stops (a finished one is replaced)."""
     first = True
     n = slot
     while not stop.is_set():
         try:
-            game_id, seats = await create_game(client, servers, n, rng)
+            async with creating:
+                game_id, seats = await create_game(client, servers, n, rng)
             stats.games_created += 1
             if not stats.measuring:
                 stats.games_running.add(game_id)
@@ -315,13 +318,24 @@ async def drive(
     # A new connection for every request: a kept-alive one can be closed by the server (its
     # keep-alive timeout) just as a request goes out on it, which a browser would retry but the
     # driver would count as an error of the server (it happened once in several runs).
-    limits = httpx.Limits(max_connections=64, max_keepalive_connections=0)
+    limits = httpx.Limits(max_connections=CREATING, max_keepalive_connections=0)
+    # As many requests at once as connections: httpx's pool looks over every waiting request
+    # each time a connection frees, so thousands waiting made the driver's start quadratic.
+    creating = asyncio.Semaphore(CREATING)
     # No pool timeout: creating a thousand games may queue for a connection a while.
     async with httpx.AsyncClient(timeout=httpx.Timeout(60, pool=None), limits=limits) as client:
         tasks = [
             asyncio.create_task(
                 keep_game(
-                    n, client, servers, stats, think, stop, ready, random.Random(rng.random())
+                    n,
+                    client,
+                    servers,
+                    stats,
+                    think,
+                    stop,
+                    ready,
+                    random.Random(rng.random()),
+                    creating,
                 )
             )
             for n in range(games)
@@ -339,6 +353,9 @@ async def drive(
         cpu_before = [server.cpu_seconds() for server in servers]
         driver_before = time.process_time()
         stats.measuring = True
+        # Said on standard error, so that a profiler can be started on the servers now.
+        pids = " ".join(str(server.process.pid) for server in servers)
+        print(f"measuring for {seconds} s (server pids {pids})", file=sys.stderr, flush=True)
         start = time.perf_counter()
         watch = asyncio.create_task(_watch_lag(stats, stop))
         await asyncio.sleep(seconds)  # the measured period
