@@ -67,7 +67,8 @@ def _forecast(
 
 
 class BotPool:
-    """Bot decisions in `workers` processes (spawned, so nothing of the server is inherited).
+    """Bot decisions in `workers` processes (spawned, so nothing of the server is inherited),
+    and the win probability's forecasts in one more, started with the first forecast.
 
     Each worker is bound to this process as it starts (SIGKILL when it dies: a worker holds
     nothing worth saving). The kernel signals the death of the *thread* that started a worker,
@@ -78,17 +79,20 @@ class BotPool:
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
         self._executor: ProcessPoolExecutor | None = None
+        # The forecasts have a worker of their own: a move waits for its position's forecast,
+        # and behind a queue of bot decisions (the expert's take milliseconds each) that wait
+        # showed in every player's latency under load; the bots, in turn, never wait for them.
+        self._judging: ProcessPoolExecutor | None = None
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(
-                self.workers,
-                mp_context=context,
-                initializer=die_with_parent,
-                initargs=(os.getpid(), signal.SIGKILL),
-            )
+            self._executor = _spawn(self.workers)
         return self._executor
+
+    def _judge(self) -> ProcessPoolExecutor:
+        if self._judging is None:
+            self._judging = _spawn(1)
+        return self._judging
 
     async def choose(self, game_id: str, seat: int, level: str, state: GameState) -> Action:
         rules = state.rules
@@ -102,7 +106,7 @@ class BotPool:
             )
         except Exception:
             # A worker that died takes the pool with it: the next decision starts a new one.
-            self.close()
+            self._close_bots()
             raise
         return parse_action(text)
 
@@ -113,7 +117,15 @@ class BotPool:
         which keeps the solver's tables and its cache of positions."""
         rules = state.rules
         options = json.dumps(rules.option_dict, sort_keys=True)
-        return await self.run(_forecast, rules.variant, options, tuple(state)[1:], levels)
+        loop = asyncio.get_running_loop()
+        fields = tuple(state)[1:]
+        try:
+            return await loop.run_in_executor(
+                self._judge(), _forecast, rules.variant, options, fields, levels
+            )
+        except BrokenProcessPool:
+            self._close_judging()  # the next forecast starts a new one
+            raise
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """A whole computation in a worker (the daily challenge's par: the expert plays a game):
@@ -122,10 +134,29 @@ class BotPool:
         try:
             return await loop.run_in_executor(self._pool(), function, *args)
         except BrokenProcessPool:
-            self.close()  # the next use starts a new one
+            self._close_bots()  # the next use starts a new one
             raise
 
     def close(self) -> None:
+        self._close_bots()
+        self._close_judging()
+
+    def _close_bots(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+    def _close_judging(self) -> None:
+        if self._judging is not None:
+            self._judging.shutdown(wait=False, cancel_futures=True)
+            self._judging = None
+
+
+def _spawn(workers: int) -> ProcessPoolExecutor:
+    """Worker processes, spawned, each bound to die with this process."""
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(), signal.SIGKILL),
+    )
