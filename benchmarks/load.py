@@ -161,7 +161,15 @@ class Person:
         self.welcomed = asyncio.Event()
 
     async def run(self, think: tuple[float, float], stop: asyncio.Event) -> bool:
-        """Play until the game ends (True) or the run stops (False)."""
+        """Play until the game ends (True) or the run stops (False). A connection that fails
+        before its welcome still releases whoever waits for the welcome (the start of the
+        measured period waits for every game's): its error is counted instead of hanging."""
+        try:
+            return await self._play(think, stop)
+        finally:
+            self.welcomed.set()
+
+    async def _play(self, think: tuple[float, float], stop: asyncio.Event) -> bool:
         async with connect(
             self.url, subprotocols=self.protocols, open_timeout=60, max_size=2**22
         ) as ws:
