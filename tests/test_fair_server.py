@@ -8,6 +8,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -219,6 +220,7 @@ def test_migration_0002_adds_and_removes_the_seed_columns(tmp_path: Path) -> Non
     off_loop(command.upgrade, alembic_config(url), "0001")
     assert not {"dice_seed", "dice_commitment"} & columns(url)
     # A game made before fair dice: bots only, not started yet.
+    made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
     seats = [{"kind": "bot", "name": "Greedy 1", "level": "greedy"}]
     with sqlite3.connect(path) as connection:
         connection.execute(
@@ -230,8 +232,9 @@ def test_migration_0002_adds_and_removes_the_seed_columns(tmp_path: Path) -> Non
                 "{}",
                 json.dumps(seats),
                 "running",
-                "2026-01-01 00:00:00.000000",
-                "2026-01-01 00:00:00.000000",
+                # Made just now: an older game would be closed as abandoned at the start.
+                made,
+                made,
             ),
         )
     off_loop(command.upgrade, alembic_config(url), "head")

@@ -139,7 +139,12 @@ def test_errors_never_show_internals(server: LiveServer) -> None:
             assert response.status_code < 500, (response.request.url, response.text)
             assert_no_internals(response.text)
             if response.request.url.path.startswith("/api/") and response.status_code >= 400:
-                data = response.json()
+                try:
+                    data = response.json()
+                except ValueError:
+                    raise AssertionError(
+                        (response.request.url, response.status_code, response.text[:300])
+                    ) from None
                 assert isinstance(data, dict), response.text
                 if "error" in data:
                     assert set(data["error"]) >= {"code", "message"}

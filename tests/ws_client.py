@@ -46,7 +46,7 @@ class Player:
         self.connection: ClientConnection = self._stack.enter_context(
             connect(
                 url,
-                open_timeout=10,
+                open_timeout=30,  # a bound for a loaded machine (nginx, several servers)
                 ping_interval=ping_interval,
                 max_queue=None,
                 subprotocols=protocols,

@@ -356,7 +356,9 @@ async function start() {
   await go(Number(params.get("turn")) || 0, Number(params.get("roll")) || 0);
   if (!current && !result.ok) $("#replay-error").textContent = errorText(result);
   if (current) loadAnalysis();
-  if (current) loadVerification($("#fair-result"), `${base}/verify`, { hideWithout: true });
+  // An abandoned game never ends, so its dice seed stays secret: nothing to verify (no 409 asked for).
+  const abandoned = record !== null && typeof record === "object" && "abandoned" in record;
+  if (current && !abandoned) loadVerification($("#fair-result"), `${base}/verify`, { hideWithout: true });
 }
 
 start();
