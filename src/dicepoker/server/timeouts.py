@@ -33,6 +33,9 @@ class HeaderDeadline(HttpToolsProtocol):
         self.header_timeout = header_timeout
         self.header_timer: asyncio.TimerHandle | None = None
         self.header_bytes = 0
+        # A request's body is still coming in (an answer may go out before it is all read, a
+        # 413 say): its bytes are not the next request's headers.
+        self.in_body = False
 
     def _arm(self) -> None:
         self._disarm()
@@ -76,15 +79,26 @@ class HeaderDeadline(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._disarm()
+        self.in_body = True
         super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self.in_body = False
+        self._await_next()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        # Waiting for the next request's headers (unless it is already in, or the connection
-        # closes); the keep-alive timeout also closes it when nothing at all comes.
+        self._await_next()
+
+    def _await_next(self) -> None:
+        """Wait for the next request's headers once this request is read and answered (unless
+        the next is already in, or the connection closes); the keep-alive timeout also closes
+        it when nothing at all comes."""
         cycle = self.cycle
-        if cycle is not None and cycle.response_complete and not self.pipeline:
-            self._arm()
+        if self.in_body or cycle is None or not cycle.response_complete or self.pipeline:
+            return
+        self._arm()
 
 
 def header_deadline(seconds: float) -> type[asyncio.Protocol]:
