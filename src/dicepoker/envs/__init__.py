@@ -3,7 +3,9 @@
 Importing this package registers one Gymnasium environment per variant,
 `dicepoker/<Name>-v0` (`dicepoker/School-v0`, `dicepoker/Yahtzee-v0`, ...: the variant's name
 in CamelCase), whose keyword arguments are the variant's options:
-`gymnasium.make("dicepoker/School-v0", columns=3)`. Gymnasium is an optional dependency
+`gymnasium.make("dicepoker/School-v0", columns=3)`; `gymnasium.make_vec` on an id gives the
+compiled batch `DicePokerVectorEnv` (`dicepoker.envs.vector`, which also has the fast single
+`FastDicePokerEnv`). Gymnasium is an optional dependency
 (`pip install dicepoker[research]`): without it this import says so.
 """
 
@@ -44,6 +46,7 @@ def _register() -> None:
             gymnasium.register(
                 id=env,
                 entry_point="dicepoker.envs.solitaire:DicePokerEnv",
+                vector_entry_point="dicepoker.envs.vector:DicePokerVectorEnv",
                 kwargs={"variant": variant},
             )
 

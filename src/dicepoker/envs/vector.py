@@ -24,8 +24,9 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from dicepoker.engine import GameState, breakdown, upper_total
 from dicepoker.envs import vector_kernels as kernels
-from dicepoker.envs.codec import IntArray, MaskArray, describe
+from dicepoker.envs.codec import IntArray, Layout, MaskArray, describe, observation
 from dicepoker.envs.solitaire import (
     INVALID_ACTION_MODES,
     InvalidActionError,
@@ -34,7 +35,9 @@ from dicepoker.envs.solitaire import (
 )
 from dicepoker.envs.vector_tables import VectorTables, vector_tables
 from dicepoker.rules import Rules, get_rules
+from dicepoker.solver.dice import dice_space
 
+Info = dict[str, Any]
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 UIntArray = npt.NDArray[np.uint64]
@@ -91,7 +94,7 @@ def _options(render_mode: str | None, optimal_value: bool) -> None:
         raise ValueError("optimal_value is given by DicePokerEnv, not by the fast environments")
 
 
-class DicePokerVectorEnv(VectorEnv[dict[str, IntArray], IntArray, dict[str, Any]]):
+class DicePokerVectorEnv(VectorEnv[dict[str, IntArray], IntArray, npt.NDArray[Any]]):
     """`num_envs` solitaire games of `variant` with `options`, stepped together.
 
     Observations are `DicePokerEnv`'s batched (`gymnasium.vector.utils.batch_space`): each key
@@ -157,12 +160,12 @@ class DicePokerVectorEnv(VectorEnv[dict[str, IntArray], IntArray, dict[str, Any]
                 raise ValueError(f"give one seed per game ({self.num_envs}), not {len(seeds)}")
             for g in np.flatnonzero(which):
                 self._core.rng[g] = _seeds(seeding.np_random(seeds[g])[0], 1)[0]
-        self._core.reset(np.ascontiguousarray(which))
+        self._core.reset(np.array(which, dtype=np.bool_))  # writable: one compiled signature
         return self._observation(), self._info()
 
     def step(
         self, actions: IntArray | Sequence[SupportsInt]
-    ) -> tuple[dict[str, IntArray], FloatArray, BoolArray, BoolArray, dict[str, Any]]:
+    ) -> tuple[dict[str, IntArray], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], Info]:
         """Every game plays its action (see the class for ended games and illegal actions)."""
         core = self._core
         if not core.started:
@@ -190,6 +193,38 @@ class DicePokerVectorEnv(VectorEnv[dict[str, IntArray], IntArray, dict[str, Any]
         info["refused"] = core.refused.copy()
         info["_refused"] = self._every
         return self._observation(), core.reward.copy(), core.terminated.copy(), truncated, info
+
+    def set_game(self, g: int, state: GameState) -> None:
+        """Put the engine's `state` (a solitaire game of these rules, between a turn's first roll
+        and its end) in slot `g`: play continues from that position, with this slot's dice."""
+        if not self._core.started:
+            raise ValueError("call reset() before set_game()")
+        if not 0 <= g < self.num_envs:
+            raise ValueError(f"slot {g} is not in 0..{self.num_envs - 1}")
+        if state.rules != self.rules or len(state.players) != 1:
+            raise ValueError(f"a position is a solitaire game of {self.rules.variant}'s rules")
+        if state.finished or state.rolls == 0 or state.stage != 0:
+            raise ValueError("a position is a game in progress whose turn has rolled")
+        core, tables = self._core, self._core.tables
+        row = core.state[g]
+        row[:] = 0
+        for part, value in zip(tables.parts, _parts(self.layout, state), strict=True):
+            row[part.start : part.stop] = value
+        sheet = state.sheet
+        table = tables.table
+        start = int(table[kernels.S_ROW_FILL])
+        row[start : start + len(self.rules.rows)] = sheet.row_fill
+        row[kernels.C_HAND] = dice_space(self.rules.dice, self.rules.faces).outcome_index(
+            state.dice
+        )
+        row[kernels.C_ROLLS] = state.rolls
+        row[kernels.C_RESERVE] = sheet.reserve
+        row[kernels.C_UPPER] = min(upper_total(self.rules, sheet), int(table[kernels.UPPER_CAP]))
+        row[kernels.C_TOTAL] = breakdown(state, 0).total
+        row[kernels.C_FILLED] = sheet.filled
+        which = np.zeros(self.num_envs, dtype=np.bool_)
+        which[g] = True
+        kernels.refresh(which, core.state, core.mask, table)
 
     def action_masks(self) -> MaskArray:
         """The legal actions of every game now (`num_envs x actions`, 1 for legal)."""
@@ -223,13 +258,21 @@ class DicePokerVectorEnv(VectorEnv[dict[str, IntArray], IntArray, dict[str, Any]
         }
 
 
+def _parts(lay: Layout, state: GameState) -> list[IntArray | int]:
+    """The engine's observation of `state`, in the order of the observation's keys."""
+    found = observation(lay, state)
+    return [found[key] for key in sorted(found)]
+
+
 def _index(action: SupportsInt, n_actions: int) -> int:
     try:
         index = int(action)
     except (TypeError, ValueError):
         raise InvalidActionError(f"an action is an integer index, not {action!r}") from None
     if isinstance(action, bool) or not 0 <= index < n_actions:
-        raise InvalidActionError(f"action {action!r} is outside the action space 0..{n_actions - 1}")
+        raise InvalidActionError(
+            f"action {action!r} is outside the action space 0..{n_actions - 1}"
+        )
     return index
 
 
@@ -299,7 +342,8 @@ class FastDicePokerEnv(gym.Env[Observation, np.int64]):
 
     def action_masks(self) -> MaskArray:
         """The legal actions now, 1 for legal (the method sb3-contrib's MaskablePPO calls)."""
-        return self._core.mask[0].copy()
+        mask: MaskArray = self._core.mask[0].copy()
+        return mask
 
     @property
     def total(self) -> int:

@@ -88,7 +88,7 @@ class VectorTables:
 
     rules: Rules
     layout: Layout
-    table: IntArray  # the kernels' `T`
+    table: IntArray  # the kernels' `table`
     width: int  # columns of the state matrix `S`
     parts: tuple[ObservationPart, ...]  # the observation's keys, sorted as `spaces.Dict` keeps them
 
