@@ -176,10 +176,10 @@ def test_a_hold_waits_for_a_throw_of_the_free_dice() -> None:
     assert dict(outcomes)[pair] == pytest.approx(1 / 36)
     state.apply_action(pair)
     assert sorted(state.engine_state.dice) == [2, 2, 3, 4, 4]  # 2 2 3 kept, 4 4 thrown
-    before = str(state)
+    before, history = str(state), state.history()
     with pytest.raises(ValueError, match="not legal now"):
         state.apply_action(31)  # keep every die: never legal
-    assert str(state) == before
+    assert (str(state), state.history()) == (before, history)
 
 
 def test_legal_actions_are_the_engines_on_random_games() -> None:
