@@ -1,7 +1,7 @@
 """Train a masked softmax policy in plain numpy on the vectorized environment (A2C).
 
     python examples/train_policy.py [--variant yahtzee] [--minutes 3] [--updates N]
-        [--envs 512] [--hidden 256] [--seed 0] [--eval-games 2000] [--save weights.npz]
+        [--envs 256] [--hidden 256] [--seed 0] [--eval-games 2000] [--save weights.npz]
 
 A one-hidden-layer network reads the observation one-hot (each `Discrete` and `MultiDiscrete`
 part as `gymnasium.spaces.flatten` makes it) with each `Box` part divided by its bound; its
@@ -22,6 +22,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 # One BLAS thread (set before numpy loads): the matrices are small, and threads contending for
 # busy cores made a training run several times slower.
@@ -184,18 +185,20 @@ class Batch:
 def choose(probs: Array, rng: np.random.Generator, greedy: bool) -> IntArray:
     """One action per row: sampled from `probs`, or the likeliest."""
     if greedy:
-        return probs.argmax(axis=1).astype(np.int64)
+        best: IntArray = probs.argmax(axis=1).astype(np.int64)
+        return best
     cumulative = probs.cumsum(axis=1)
     draws = rng.random((len(probs), 1)) * cumulative[:, -1:]
     picked = (cumulative < draws).sum(axis=1)
     # a draw can land past the last legal action's edge by rounding: take the likeliest then
     bad = probs[np.arange(len(probs)), np.minimum(picked, probs.shape[1] - 1)] == 0
     picked[bad] = probs[bad].argmax(axis=1)
-    return picked.astype(np.int64)
+    chosen: IntArray = picked.astype(np.int64)
+    return chosen
 
 
 def play(
-    env: gym.vector.VectorEnv,  # type: ignore[type-arg]
+    env: gym.vector.VectorEnv,
     features: Features,
     net: Network,
     rng: np.random.Generator,
@@ -280,12 +283,13 @@ def random_scores(env_id: str, games: int, seed: int) -> npt.NDArray[np.float64]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", default="yahtzee")
+    variants = sorted(set(dicepoker.envs.ENV_IDS.values()))
+    parser.add_argument("--variant", default="yahtzee", choices=variants)
     parser.add_argument("--minutes", type=float, default=3.0, help="training time (default 3)")
     parser.add_argument("--updates", type=int, default=None, help="stop after N updates")
-    parser.add_argument("--envs", type=int, default=512, help="games per update")
+    parser.add_argument("--envs", type=int, default=256, help="games per update")
     parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-games", type=int, default=2000)
     parser.add_argument("--save", default=None, help="write the weights to this .npz")
@@ -297,13 +301,16 @@ def main() -> None:
         parser.error("--eval-games must be at least 2 (a standard error needs two games)")
     if args.updates is not None and args.updates < 0:
         parser.error("--updates must be at least 0")
-    try:
-        env_id = dicepoker.envs.env_id(args.variant)
-        env = gym.make_vec(env_id, num_envs=args.envs, vectorization_mode="vector_entry_point")
-    except (ValueError, gym.error.Error) as error:
-        parser.error(str(error))
-    features = Features(env.single_observation_space)
-    actions = int(env.single_action_space.n)
+    if not args.minutes > 0 or not args.lr > 0:
+        parser.error("--minutes and --lr must be more than 0")
+    if args.save and not os.path.isdir(os.path.dirname(os.path.abspath(args.save))):
+        parser.error(f"--save: no folder {os.path.dirname(os.path.abspath(args.save))!r}")
+    env_id = dicepoker.envs.env_id(args.variant)
+    env = gym.make_vec(env_id, num_envs=args.envs, vectorization_mode="vector_entry_point")
+    space, action_space = env.single_observation_space, env.single_action_space
+    assert isinstance(space, spaces.Dict) and isinstance(action_space, spaces.Discrete)
+    features = Features(space)
+    actions = int(action_space.n)
     rng = np.random.default_rng(args.seed)
     net = Network(features.width, args.hidden, actions, rng)
     optimizer = Adam(net.params, args.lr)
@@ -313,8 +320,8 @@ def main() -> None:
         f"{args.envs} games an update, seed {args.seed}"
     )
     print(summary("random play", random_scores(env_id, args.eval_games, eval_seed)))
-    print(summary("untrained policy", evaluate(env_id, args.eval_games, eval_seed, net,
-                                               features, greedy=False)))
+    scores = evaluate(env_id, args.eval_games, eval_seed, net, features, greedy=False)
+    print(summary("untrained policy", scores))
     env.reset(seed=args.seed)
     start = time.perf_counter()
     deadline = start + 60.0 * args.minutes
@@ -343,13 +350,14 @@ def main() -> None:
         f"trained {updates} updates, {games:,} games, {decisions:,} decisions in {seconds:.0f} s "
         f"({decisions / max(seconds, 1e-9):,.0f} decisions/s)"
     )
-    print(summary("trained policy (sampling)", evaluate(env_id, args.eval_games, eval_seed, net,
-                                                        features, greedy=False)))
-    print(summary("trained policy (greedy)", evaluate(env_id, args.eval_games, eval_seed, net,
-                                                      features, greedy=True)))
+    for label, greedy in (("sampling", False), ("greedy", True)):
+        scores = evaluate(env_id, args.eval_games, eval_seed, net, features, greedy=greedy)
+        print(summary(f"trained policy ({label})", scores))
     if args.save:
-        np.savez(args.save, **net.params)
-        print(f"weights written to {args.save}")
+        path = args.save if args.save.endswith(".npz") else args.save + ".npz"
+        arrays: dict[str, Any] = {"variant": np.array(args.variant), **net.params}
+        np.savez(path, **arrays)
+        print(f"weights written to {path} (variant, W1, b1, Wp, bp, wv, bv)")
 
 
 if __name__ == "__main__":
