@@ -7,6 +7,8 @@
   games, the distributions sum to 1, their mean gain plus the next state's value is the value of
   the position or of the action, their second moment is the table's at a turn start, and the cell
   moves land where the engine does; against an exact one-turn enumeration on the last open row.
+- The third moments (`Solver.shape`'s skewness): those of the exact final-score distribution
+  of small games, and of simulated yahtzee games; their own disk cache.
 - The disk cache of the second moments.
 """
 
@@ -51,7 +53,7 @@ from dicepoker.solver import (
 )
 from dicepoker.solver import moments as moments_module
 from dicepoker.solver.dice import FloatArray
-from dicepoker.solver.moments import KIND, policy_moments
+from dicepoker.solver.moments import KIND, THIRD_KIND, policy_moments
 from dicepoker.solver.table import load_table, read_header, table_path
 
 
@@ -191,6 +193,14 @@ def test_moments_are_those_of_the_final_score_distribution(rules: Rules) -> None
         assert sum(probs) == pytest.approx(1.0, abs=1e-12)
         assert got_mean == pytest.approx(mean, rel=1e-12)
         assert got_variance == pytest.approx(variance, rel=1e-9, abs=1e-9)
+        central3 = float(np.sum(probs * (totals - mean) ** 3))
+        shape = solver.shape(int(filled), int(flag), int(upper))
+        assert shape[:2] == (got_mean, got_variance)
+        if variance > 1e-6:
+            skew = central3 / variance**1.5
+            assert shape[2] == pytest.approx(skew, rel=1e-6, abs=1e-6)
+        else:
+            assert shape[2] == 0.0
 
 
 # --- how a turn ends, on engine positions --------------------------------------------------------
@@ -461,6 +471,39 @@ def test_moments_cache_round_trip(tmp_path: Path) -> None:
     path.write_bytes(table_file.read_bytes())
     clear_solvers()
     assert Solver.for_rules(rules, cache_dir=tmp_path).moments_table().built
+
+
+def test_third_moments_cache_round_trip(tmp_path: Path) -> None:
+    rules = get_rules("poker-dice")
+    built = Solver.for_rules(rules, cache_dir=tmp_path)
+    third = built.third_table()
+    path = moments_path(built.spec, tmp_path, third=True)
+    assert third.built and third.path == path and path.suffix == "." + THIRD_KIND
+    assert built.third_table() is third
+    header = read_header(path)
+    assert header is not None and header.fields["kind"] == THIRD_KIND
+    clear_solvers()
+    again = Solver.for_rules(rules, cache_dir=tmp_path)
+    loaded = again.third_table()
+    assert not loaded.built and np.array_equal(loaded.table, third.table, equal_nan=True)
+    assert again.shape(0) == built.shape(0)
+    # The second and third moments are never read as each other.
+    assert load_table(again.spec, path, kind=KIND) is None
+    second_path = moments_path(again.spec, tmp_path)
+    assert moments_module.load_moments(again.spec, second_path, third=True) is None
+
+
+def test_skewness_matches_simulated_games(cache_dir: Path) -> None:
+    """Yahtzee's final score leans right (a Yahtzee and its bonuses are rare and large): the
+    table's skewness is that of 20,000 simulated optimal games, within 4 standard errors."""
+    solver = solver_for(cache_dir, "yahtzee")
+    scores = solver.simulate(20_000, seed=99).astype(np.float64)
+    z = (scores - scores.mean()) / scores.std()
+    sample = float(np.mean(z**3))
+    se = float(np.std(z**3 - 3.0 * z) / np.sqrt(len(z)))
+    _, _, skew = solver.shape(0)
+    assert skew > 1.0
+    assert abs(skew - sample) < 4 * se, (skew, sample, se)
 
 
 def test_moments_of_other_rules_are_not_used(tmp_path: Path) -> None:

@@ -73,6 +73,38 @@ def test_a_long_shot_keeps_its_chance() -> None:
     assert win_chances([shot, Exact(60)])[0] == pytest.approx(0.046)
 
 
+@pytest.mark.parametrize("skew", [-1.2, -0.3, 0.0, 0.2, 0.8, 1.6, 3.0])
+@pytest.mark.parametrize("share", [0.35, 0.5, 0.7])
+def test_a_skewed_component_has_its_three_moments(skew: float, share: float) -> None:
+    dist = ScoreDistribution.skewed([1.0], [250.0], [60.0], [skew], share=share)
+    grid = np.arange(-600, 1400)
+    pmf = dist.pmf(int(grid[0]), int(grid[-1]))
+    mean = float(np.dot(pmf, grid))
+    variance = float(np.dot(pmf, (grid - mean) ** 2))
+    got = float(np.dot(pmf, (grid - mean) ** 3)) / variance**1.5
+    # The grid adds 1/12 to the variance (each component's mass is rounded to whole numbers).
+    assert mean == pytest.approx(250.0, abs=1e-6)
+    assert variance == pytest.approx(3600.0 + 1 / 12, rel=1e-4)
+    assert got == pytest.approx(skew, abs=2e-3)
+    assert len(dist.weights) == (1 if skew == 0.0 else 2)
+
+
+def test_skew_leaves_point_masses_and_the_share_zero_alone() -> None:
+    dist = ScoreDistribution.skewed([0.5, 0.5], [10.0, 20.0], [0.0, 5.0], [1.0, 1.0], share=0.0)
+    assert dist.weights.tolist() == [0.5, 0.5] and dist.sds.tolist() == [0.0, 5.0]
+    point = ScoreDistribution.skewed([1.0], [10.0], [0.0], [2.0])
+    assert point.means.tolist() == [10.0] and point.sds.tolist() == [0.0]
+
+
+def test_a_right_skewed_rival_is_caught_less_often_than_a_normal_one() -> None:
+    """Most of a skewed rest's upper tail is rare and large: against two rivals a little ahead,
+    the normal overstates their chance (the median of a right-skewed total is below its mean)."""
+    leader = ScoreDistribution.normal(260.0, 0.0)
+    normal = win_chances([leader] + [ScoreDistribution.normal(250.0, 40.0)] * 2)
+    skewed = win_chances([leader] + [ScoreDistribution.skewed([1.0], [250.0], [40.0], [1.5])] * 2)
+    assert skewed[0] > normal[0] + 0.02
+
+
 def test_mixtures_check_their_parts() -> None:
     with pytest.raises(ValueError):
         ScoreDistribution.mixture([], [], [])

@@ -5,9 +5,10 @@ tie-breaking: stopping over rerolling on a tie, then the first keep in `proper_s
 the first row.
 
 - `build_second` mirrors `kernels.build_table` (the same layers, workers, columns and merged
-  upper totals) with a second work array for E[R^2] beside the values: `fill_moments` (the cell
-  moves), `avg_pass` (rerolls: a second moment averages like a value), `choose_pass` (the keep or
-  the stop the values choose, and the second moment of that choice).
+  upper totals) with a second work array for E[R^2] beside the values (or E[R^3], given the
+  second moments): `fill_moments` (the cell moves), `avg_pass` (rerolls: a raw moment averages
+  like a value), `choose_pass` (the keep or the stop the values choose, and the moment of that
+  choice).
 - `turn_outcome_kernel` pushes probability mass through the keep graph, hand by hand, with the
   choices read from a state's `turn_levels`.
 
@@ -32,7 +33,15 @@ from dicepoker.solver.kernels import (
     jit_parallel,
 )
 
-# --- the second-moment build (vectorised over the states of one filled set) -----------------------
+# --- the moment builds (vectorised over the states of one filled set) -----------------------------
+
+
+@jit
+def raw_moment(order: int, g: float, v: float, m2: float, mk: float) -> float:
+    """E[(g + R)^order] for order 2 or 3, from E[R] = v, E[R^2] = m2 and E[R^order] = mk."""
+    if order == 2:
+        return g * g + 2.0 * g * v + mk
+    return g * g * g + 3.0 * g * g * v + 3.0 * g * m2 + mk
 
 
 @jit
@@ -42,10 +51,13 @@ def fill_moments(
     b_bits: IntArray,
     table: FloatArray,
     second: FloatArray,
+    lower: FloatArray,
+    order: int,
     mask: int,
     n_flag: int,
     ucol: IntArray,
     gv: FloatArray,
+    g2: FloatArray,
     gm: FloatArray,
     gm_bits: IntArray,
     tm: FloatArray,
@@ -67,11 +79,14 @@ def fill_moments(
     n_outcomes: int,
     n_rows: int,
 ) -> None:
-    """Outcome rows of `a` and `b`: the policy's cell move's value and its second moment.
+    """Outcome rows of `a` and `b`: the policy's cell move's value and its moment of `order`.
 
     `kernels.fill_outcomes` with the first best row kept (a strictly larger value replaces it, as
     in `play_turn`), so that `b` follows the very row the policy fills: g^2 + 2 g V(s') + M2(s').
     The values are computed with `fill_outcomes`' arithmetic, so `a` is the same bit for bit.
+    `second` is the table of the moment being built (E[R^order] of the states after), `lower` the
+    second moments when `order` is 3 (g^3 + 3 g^2 V + 3 g M2(s') + M3(s'); unused for 2), and
+    `g2` scratch for it like `gv`.
     `gv`, `gm` (scores + 2, width) and `have` (scores + 2) are scratch: a row's next-state values
     and second moments in the layout of `a`; `tm` (width) one outcome's second moments. The
     `*_bits` arguments are int64 views of the float arrays of the same name: the second moment
@@ -102,6 +117,7 @@ def fill_moments(
                     for col in range(n_col):
                         gv[slot, j * n_col + col] = table[nm, nflag, ucol[col]]
                         gm[slot, j * n_col + col] = second[nm, nflag, ucol[col]]
+                        g2[slot, j * n_col + col] = lower[nm, nflag, ucol[col]]
             for o in range(n_outcomes):
                 if jok_on and yahtzee_face[o] > 0:
                     continue
@@ -112,9 +128,14 @@ def fill_moments(
                 ak = a[k]
                 vals = gv[slot]
                 m2s = gm[slot]
-                for v in range(width):
-                    nv = vals[v]
-                    tm[v] = sf * sf + 2.0 * sf * nv + m2s[v]
+                if order == 2:
+                    for v in range(width):
+                        nv = vals[v]
+                        tm[v] = sf * sf + 2.0 * sf * nv + m2s[v]
+                else:
+                    l2s = g2[slot]
+                    for v in range(width):
+                        tm[v] = sf * sf * sf + 3.0 * sf * sf * vals[v] + 3.0 * sf * l2s[v] + m2s[v]
                 bk = b_bits[k]
                 for v in range(width):
                     val = s + vals[v]
@@ -142,7 +163,9 @@ def fill_moments(
                         nv = table[nm, nflag, nu]
                         gf = float(gain)
                         gv[s, j * n_col + col] = gain + nv
-                        gm[s, j * n_col + col] = gf * gf + 2.0 * gf * nv + second[nm, nflag, nu]
+                        gm[s, j * n_col + col] = raw_moment(
+                            order, gf, nv, lower[nm, nflag, nu], second[nm, nflag, nu]
+                        )
             k = outcome_base + o
             ak = a[k]
             bk = b_bits[k]
@@ -184,7 +207,9 @@ def fill_moments(
                         if val > a[k, v]:
                             gf = float(gain)
                             a[k, v] = val
-                            b[k, v] = gf * gf + 2.0 * gf * nv + second[nm, nflag, nupper]
+                            b[k, v] = raw_moment(
+                                order, gf, nv, lower[nm, nflag, nupper], second[nm, nflag, nupper]
+                            )
 
 
 @jit
@@ -240,6 +265,8 @@ def build_second(
     first: FloatArray,
     second: FloatArray,
     table: FloatArray,
+    lower: FloatArray,
+    moment: int,
     order: IntArray,
     layer_start: IntArray,
     n_flags: IntArray,
@@ -269,7 +296,8 @@ def build_second(
     probs: FloatArray,
     faces: int,
 ) -> None:
-    """Fill `second` (and `first`, the policy's values again) layer by layer, like build_table.
+    """Fill `second` with E[R^moment] (and `first`, the policy's values again) layer by layer,
+    like build_table; `lower` holds the second moments when `moment` is 3.
 
     The same layers, workers, columns and merged out-of-reach upper totals as `build_table`
     (those totals have the same future, second moments included: their moves gain no upper
@@ -288,6 +316,7 @@ def build_second(
             cbbuf = np.empty(n_outcomes * most, dtype=np.int64)
             gvbuf = np.empty((max_score + 2) * most)
             gmbuf = np.empty((max_score + 2) * most)
+            g2buf = np.empty((max_score + 2) * most)
             tm = np.empty(most)
             best = np.empty(most)
             best_bits = np.empty(most, dtype=np.int64)
@@ -315,6 +344,7 @@ def build_second(
                 cell_bits = cbbuf[: n_outcomes * width].reshape((n_outcomes, width))
                 gv = gvbuf[: (max_score + 2) * width].reshape((max_score + 2, width))
                 gm = gmbuf[: (max_score + 2) * width].reshape((max_score + 2, width))
+                g2 = g2buf[: (max_score + 2) * width].reshape((max_score + 2, width))
                 gm_bits = gmbits[: (max_score + 2) * width].reshape((max_score + 2, width))
                 fill_moments(
                     a,
@@ -322,10 +352,13 @@ def build_second(
                     b_bits,
                     table,
                     second,
+                    lower,
+                    moment,
                     mask,
                     n_flag,
                     ucol,
                     gv,
+                    g2,
                     gm,
                     gm_bits,
                     tm,

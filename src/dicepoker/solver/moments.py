@@ -15,6 +15,10 @@ rerolling on a tie, then the first keep in `proper_subs` order, then the first r
   difference would mean that the choices mirrored here are not the ones the policy makes, and the
   build refuses it. The table is cached on disk next to the value table (`<name>.moments`, the
   same header scheme, `kind` "moments").
+- **Third moments**, the same way from the second: g^3 + 3 g^2 V(s') + 3 g M2(s') + M3(s') for a
+  cell move, averaged and chosen like the second (`<name>.moments3`). Win probabilities use them
+  for the skew of the points to come: most of a sheet's upper tail is a Yahtzee or a bonus, rare
+  and large.
 - **How a turn ends.** `turn_outcomes` pushes probability mass through the keep graph of `dice.py`
   (a keep plus one random die at a time, like `avg_pass` read backwards), choosing at each hand
   what the policy chooses from the state's `turn_levels`, and returns the exact distribution of
@@ -40,6 +44,8 @@ from dicepoker.solver.table import Loaded, _layers, load_table, save_table, tabl
 
 #: The file suffix and header `kind` of a second-moment table.
 KIND = "moments"
+#: The same for the third moments.
+THIRD_KIND = "moments3"
 #: Bumped whenever the meaning of the second moments changes (the policy's tie-breaking, say);
 #: stored in the header and checked on load, next to the value table's format and digest.
 MOMENTS_FORMAT = 1
@@ -50,18 +56,25 @@ class PolicyMismatchError(RuntimeError):
     """The second-moment build did not retrace the value table's choices (a bug, never data)."""
 
 
-def policy_moments(spec: SolverSpec, table: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The first and second moments of the points to come under the policy of `table`.
+def policy_moments(
+    spec: SolverSpec, table: FloatArray, second: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray]:
+    """The first and second moments of the points to come under the policy of `table`; given the
+    second moments (`second`), the first and the third.
 
     The first must equal `table` bit for bit (`build_moments` checks it); the tests use both.
     """
     shape = spec.table_shape
     if tuple(table.shape) != shape:
         raise ValueError(f"a value table of shape {shape} is needed, not {table.shape}")
+    if second is not None and tuple(second.shape) != shape:
+        raise ValueError(f"second moments of shape {shape} are needed, not {second.shape}")
+    values = np.ascontiguousarray(table, dtype=np.float64)
+    lower = values if second is None else np.ascontiguousarray(second, dtype=np.float64)
     first = np.full(shape, np.nan, dtype=np.float64)
-    second = np.full(shape, np.nan, dtype=np.float64)
+    moment = np.full(shape, np.nan, dtype=np.float64)
     first[spec.full_mask] = 0.0
-    second[spec.full_mask] = 0.0
+    moment[spec.full_mask] = 0.0
     order, layer_start = _layers(spec)
     n_uppers, live_lo, n_cols = upper_columns(spec)
     masks = np.arange(shape[0], dtype=np.int64)
@@ -73,8 +86,10 @@ def policy_moments(spec: SolverSpec, table: FloatArray) -> tuple[FloatArray, Flo
     with PARALLEL_LOCK:
         build_second(
             first,
-            second,
-            np.ascontiguousarray(table, dtype=np.float64),
+            moment,
+            values,
+            lower,
+            2 if second is None else 3,
             order,
             layer_start,
             n_flags,
@@ -90,55 +105,67 @@ def policy_moments(spec: SolverSpec, table: FloatArray) -> tuple[FloatArray, Flo
             space.probs,
             space.faces,
         )
-    return first, second
+    return first, moment
 
 
-def build_moments(spec: SolverSpec, table: FloatArray) -> FloatArray:
-    """`second[filled, flag, upper]`: E[(points to come)^2] under the policy of `table`.
+def build_moments(
+    spec: SolverSpec, table: FloatArray, second: FloatArray | None = None
+) -> FloatArray:
+    """`second[filled, flag, upper]`: E[(points to come)^2] under the policy of `table`; given
+    `second`, the third moments E[(points to come)^3] instead.
 
     Raises `PolicyMismatchError` when the values retraced along the policy's choices differ from
     `table` (the choices would then not be the policy's).
     """
-    first, second = policy_moments(spec, table)
+    first, moment = policy_moments(spec, table, second)
     if not np.array_equal(first, table, equal_nan=True):
         raise PolicyMismatchError(f"{spec.rules.variant}: the moments' policy is not the table's")
-    return second
+    return moment
 
 
-def moments_path(spec: SolverSpec, directory: Path | None = None) -> Path:
-    """Where a game's second moments are cached: next to its table, suffix `.moments`."""
-    return table_path(spec, directory, kind=KIND)
+def _kind(third: bool) -> str:
+    return THIRD_KIND if third else KIND
 
 
-def load_moments(spec: SolverSpec, path: Path) -> FloatArray | None:
-    """The second moments at `path`, memory-mapped, if built for exactly these rules."""
-    return load_table(spec, path, kind=KIND, expect=_HEADER)
+def moments_path(spec: SolverSpec, directory: Path | None = None, *, third: bool = False) -> Path:
+    """Where a game's second moments are cached: next to its table, suffix `.moments` (the
+    third moments: `.moments3`)."""
+    return table_path(spec, directory, kind=_kind(third))
+
+
+def load_moments(spec: SolverSpec, path: Path, *, third: bool = False) -> FloatArray | None:
+    """The second (or third) moments at `path`, memory-mapped, if built for exactly these
+    rules."""
+    return load_table(spec, path, kind=_kind(third), expect=_HEADER)
 
 
 def obtain_moments(
     spec: SolverSpec,
     table: FloatArray,
     *,
+    second: FloatArray | None = None,
     cache: bool = True,
     directory: Path | None = None,
     rebuild: bool = False,
 ) -> Loaded:
-    """Load the game's second moments from the cache, or build them (and store them)."""
-    path = moments_path(spec, directory) if cache else None
+    """Load the game's second moments from the cache, or build them (and store them); given the
+    second moments (`second`), the same for the third."""
+    third = second is not None
+    path = moments_path(spec, directory, third=third) if cache else None
     if path is not None and not rebuild:
         start = time.perf_counter()
-        second = load_moments(spec, path)
-        if second is not None:
-            return Loaded(second, False, time.perf_counter() - start, path)
+        found = load_moments(spec, path, third=third)
+        if found is not None:
+            return Loaded(found, False, time.perf_counter() - start, path)
     start = time.perf_counter()
-    second = build_moments(spec, table)
+    built = build_moments(spec, table, second)
     seconds = time.perf_counter() - start
     if path is not None:
         try:
-            save_table(spec, second, path, seconds, kind=KIND, extra=_HEADER)
+            save_table(spec, built, path, seconds, kind=_kind(third), extra=_HEADER)
         except OSError:
             path = None  # a read-only cache: keep them in memory only
-    return Loaded(second, True, seconds, path)
+    return Loaded(built, True, seconds, path)
 
 
 # --- how one turn ends ----------------------------------------------------------------------------
@@ -196,6 +223,7 @@ def turn_outcomes(
 __all__ = [
     "KIND",
     "MOMENTS_FORMAT",
+    "THIRD_KIND",
     "PolicyMismatchError",
     "TurnOutcomes",
     "build_moments",

@@ -85,6 +85,7 @@ class Solver:
         self._lock = threading.Lock()
         self._score_f = spec.score.astype(np.float64)
         self._moments: Loaded | None = None
+        self._third: Loaded | None = None
         self._moments_lock = threading.Lock()
 
     @classmethod
@@ -310,6 +311,38 @@ class Solver:
                     )
                     self._moments = loaded
         return loaded
+
+    def third_table(self) -> Loaded:
+        """The third moments of the points to come, stored and loaded like `moments_table`."""
+        loaded = self._third
+        if loaded is None:
+            second = self.moments_table().table
+            with self._moments_lock:
+                loaded = self._third
+                if loaded is None:
+                    path = self.path
+                    loaded = obtain_moments(
+                        self.spec,
+                        self.table,
+                        second=second,
+                        cache=path is not None,
+                        directory=path.parent if path is not None else None,
+                    )
+                    self._third = loaded
+        return loaded
+
+    def shape(self, filled: int, flag: int = 0, upper: int = 0) -> tuple[float, float, float]:
+        """(mean, variance, skewness) of the points still to come from the start of a turn in
+        this state; the skewness is 0 where the variance is (next to) 0. NaN for a state that
+        cannot occur."""
+        mean, variance = self.moments(filled, flag, upper)
+        u = min(upper, self.spec.upper_cap)
+        raw3 = float(self.third_table().table[filled, flag, u])
+        second = variance + mean * mean
+        central3 = raw3 - 3.0 * mean * second + 2.0 * mean**3
+        if not variance > 1e-9:
+            return mean, variance, 0.0 if variance == variance else variance
+        return mean, variance, central3 / variance**1.5
 
     def moments(self, filled: int, flag: int = 0, upper: int = 0) -> tuple[float, float]:
         """(mean, variance) of the points still to come from the start of a turn in this state,

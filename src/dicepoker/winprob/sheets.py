@@ -3,10 +3,12 @@
 Each sheet is independent of the others, so a seat's final total is its own: the points its sheet
 holds, plus how its next turn (the mover: the rest of its current turn) ends, plus what the turns
 after bring. The solver gives the first two exactly under the expert's play (`turn_outcomes`: the
-probability of each gain and the state it leaves); for the rest, its tables give the mean and the
-variance of the points to come from that state (`moments`), taken as normal. So the near future,
-where the chance of a Yahtzee or of reaching the upper bonus makes the distribution lumpy, is
-exact, and the normal part is a sum over the turns after it. The relative part of a seat between
+probability of each gain and the state it leaves); for the rest, its tables give the mean, the
+variance and the skewness of the points to come from that state (`Solver.shape`), taken as a
+pair of normals with those three moments (`ScoreDistribution.skewed`: a sheet's rest leans
+right, its upper tail mostly a Yahtzee or a bonus, rare and large). So the near future, where
+the chance of a Yahtzee or of reaching the upper bonus makes the distribution lumpy, is exact,
+and the rest is described by its first three moments. The relative part of a seat between
 turns depends only on its state, so it is kept per state.
 """
 
@@ -47,6 +49,7 @@ def prepare(rules: Rules) -> Solver:
     with _loading:
         solver = Solver.for_rules(rules)
         solver.moments_table()
+        solver.third_table()
         _ready.add(rules)
         return solver
 
@@ -70,11 +73,13 @@ def _after(solver: Solver, ends: TurnOutcomes) -> ScoreDistribution:
     spread of what the state it leaves brings."""
     means = np.empty(len(ends.prob))
     sds = np.empty(len(ends.prob))
+    skews = np.empty(len(ends.prob))
     for i in range(len(ends.prob)):
-        mean, var = solver.moments(int(ends.filled[i]), int(ends.flag[i]), int(ends.upper[i]))
+        mean, var, skew = solver.shape(int(ends.filled[i]), int(ends.flag[i]), int(ends.upper[i]))
         means[i] = float(ends.gain[i]) + mean
         sds[i] = float(np.sqrt(max(var, 0.0)))
-    return ScoreDistribution.mixture(ends.prob, means, sds)
+        skews[i] = skew
+    return ScoreDistribution.skewed(ends.prob, means, sds, skews)
 
 
 def _shifted(dist: ScoreDistribution, points: float) -> ScoreDistribution:
