@@ -94,7 +94,9 @@ def _family(pid: int) -> list[int]:
     return out
 
 
-def start_server(port: int, database: str, redis: str | None, bot_delay: float) -> Server:
+def start_server(
+    port: int, database: str, redis: str | None, bot_delay: float, chances: bool = True
+) -> Server:
     command = [
         DICEPOKER,
         "serve",
@@ -114,6 +116,8 @@ def start_server(port: int, database: str, redis: str | None, bot_delay: float) 
     ]
     if redis:
         command += ["--redis-url", redis]
+    if not chances:
+        command.append("--no-win-probability")
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     server = Server(port, process)
     deadline = time.monotonic() + 60
@@ -433,7 +437,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             name = f"load_{uuid.uuid4().hex[:10]}"
             databases = [asyncio.run(create_database(args.postgres, name))] * args.processes
             redis = args.redis if args.processes > 1 else None
-        servers = [start_server(free_port(), db, redis, args.bot_delay) for db in databases]
+        servers = [
+            start_server(free_port(), db, redis, args.bot_delay, args.chances) for db in databases
+        ]
         try:
             report = asyncio.run(drive(servers, args.games, args.seconds, think, args.seed))
         finally:
@@ -444,6 +450,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report["store"] = "sqlite" if redis is None and not args.postgres_always else "postgresql"
     report["think_seconds"] = list(think)
     report["bot_delay"] = args.bot_delay
+    report["chances"] = args.chances
     return report
 
 
@@ -462,6 +469,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--redis", default=os.environ.get("DICEPOKER_TEST_REDIS"))
     parser.add_argument(
         "--postgres-always", action="store_true", help="one process on PostgreSQL too"
+    )
+    parser.add_argument(
+        "--no-chances",
+        dest="chances",
+        action="store_false",
+        help="servers without win probabilities (--no-win-probability)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -121,6 +121,13 @@ def serve_command(
             "(0: never; docs/deploy.md).",
         ),
     ] = 24.0,
+    win_probability: Annotated[
+        bool,
+        typer.Option(
+            help="Judge each seat's chance of winning after every event of a game with rivals "
+            "(a worker's CPU; docs/deploy.md, Capacity).",
+        ),
+    ] = True,
     metrics: Annotated[
         bool, typer.Option(help="Serve Prometheus metrics at /metrics (docs/deploy.md).")
     ] = False,
@@ -171,6 +178,7 @@ def serve_command(
         login_name_burst=login_name_burst,
         max_record_bytes=max_record_bytes,
         max_record_turns=max_record_turns,
+        win_probability=win_probability,
         metrics=metrics,
         metrics_token=metrics_token or None,
         abandon_after=abandon_after,
