@@ -21,7 +21,8 @@ def _chances_told(server: LiveServer, turns: int) -> list[bool]:
         for turn in range(turns):
             mover, other = players[turn % 2], players[1 - turn % 2]
             mover.play_turn()
-            other.until(lambda m, seq=mover.seq: m.get("seq") == seq)  # it sees the move
+            while other.seq < mover.seq:  # the other has seen the move
+                other.recv()
         events = [m for m in players[0].seen if m["type"] == "event"]
         assert len(events) >= turns
         return ["win_probability" in m for m in events]
