@@ -8,6 +8,7 @@ the shared budgets live in Redis, which outlives the tests, and no other test sp
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
 import socket
@@ -155,7 +156,41 @@ def test_half_sent_headers_are_closed_within_the_timeout(quick_deadline: LiveSer
     with socket.create_connection(("127.0.0.1", server.port)) as huge:
         huge.settimeout(10)
         huge.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 100_000)
-        assert huge.recv(1024).startswith(b"HTTP/1.1 431 ")
+        answer = b""
+        while chunk := huge.recv(4096):  # until the server closes the connection
+            answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 431 ") and b"content-type: application/json" in head
+        assert json.loads(body) == {
+            "error": {"code": "headers_too_large", "message": "request headers larger than 64 KiB"}
+        }
+
+
+def test_a_kept_alive_connection_serves_request_after_request(quick_deadline: LiveServer) -> None:
+    """The header deadline runs per request: one connection carries many requests, with bodies
+    and without, each answered in turn (none taken for a slow one's headers, none closed)."""
+    connection = http.client.HTTPConnection("127.0.0.1", quick_deadline.port, timeout=10)
+    connection.connect()
+    opened = connection.sock
+    statuses = []
+    try:
+        for i in range(40):
+            if i % 4 == 3:
+                connection.request(
+                    "POST",
+                    "/api/games",
+                    body=json.dumps(GAME),
+                    headers={"content-type": "application/json"},
+                )
+            else:
+                connection.request("GET", "/api/variants")
+            answer = connection.getresponse()
+            answer.read()
+            statuses.append(answer.status)
+            assert connection.sock is opened  # still the first connection
+    finally:
+        connection.close()
+    assert statuses == [200, 200, 200, 201] * 10
 
 
 def test_a_chunked_body_over_the_limit_is_answered_413(server: LiveServer) -> None:

@@ -49,6 +49,7 @@ STATUS: dict[str, int] = {
     "name_taken": 409,
     "already_seated": 409,
     "too_large": 413,
+    "headers_too_large": 431,
     "bad_options": 422,
     "bad_seats": 422,
     "bad_record": 422,

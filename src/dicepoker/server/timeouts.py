@@ -6,7 +6,8 @@ line and a few headers, is held open for ever (200 such sockets were all still o
 `HeaderDeadline` is uvicorn's httptools protocol with a timer that runs from the connection's
 start, and again after each answer, until a request's headers are complete: a connection that
 has not sent them within `header_timeout` seconds, however it trickles them, is closed. Headers
-larger than `MAX_HEADER_BYTES` are answered 431 (httptools sets no bound of its own).
+larger than `MAX_HEADER_BYTES` are answered 431, in the API's error shape (httptools sets no
+bound of its own).
 
 `dicepoker serve` hands uvicorn `header_deadline(seconds)` as its `http` protocol, in the one
 process and in each process of `--workers N` (a `functools.partial` of a module-level class, so
@@ -17,12 +18,28 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 from typing import Any, Final
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 #: The most bytes a request line and its headers may take.
 MAX_HEADER_BYTES: Final = 64 * 1024
+
+_TOO_LARGE_BODY: Final = json.dumps(
+    {
+        "error": {
+            "code": "headers_too_large",
+            "message": f"request headers larger than {MAX_HEADER_BYTES // 1024} KiB",
+        }
+    }
+).encode()
+#: The answer to headers over `MAX_HEADER_BYTES`, in the shape of every error of the API.
+HEADERS_TOO_LARGE: Final = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+    b"content-type: application/json\r\nconnection: close\r\n"
+    b"content-length: " + str(len(_TOO_LARGE_BODY)).encode() + b"\r\n\r\n" + _TOO_LARGE_BODY
+)
 
 
 class HeaderDeadline(HttpToolsProtocol):
@@ -70,11 +87,7 @@ class HeaderDeadline(HttpToolsProtocol):
             self.header_bytes += len(data)
             if self.header_bytes > MAX_HEADER_BYTES and not self.transport.is_closing():
                 self._disarm()
-                self.transport.write(
-                    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
-                    b"content-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
-                    b"content-length: 31\r\n\r\nRequest header fields too large"
-                )
+                self.transport.write(HEADERS_TOO_LARGE)
                 self.transport.close()
 
     def on_headers_complete(self) -> None:
