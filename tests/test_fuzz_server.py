@@ -45,7 +45,7 @@ ERROR_CODES = {
     "game_over",
     "illegal",
 }
-REPLY_TYPES = {"error", "pong", "sync", "event", "seats", "resync", "held", "reaction"}
+REPLY_TYPES = {"error", "pong", "sync", "event", "seats", "resync", "held", "chances", "reaction"}
 INTERNALS = re.compile(
     r"Traceback|File \"|\.py\b|site-packages|sqlalchemy|sqlite|asyncpg|pydantic|\b[A-Z]\w*Error\b"
 )

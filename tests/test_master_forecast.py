@@ -1,6 +1,7 @@
 """The master judges who is winning after every event (dicepoker.winprob), before it tells
-anyone: every message about a position of a game with rivals carries `win_probability`; a
-forecast that fails or is late never holds up or loses the move."""
+anyone: every message about a position of a game with rivals carries `win_probability`, or, when
+the forecast comes after TELL_WITHIN (a busy worker), a `chances` message follows the event; a
+forecast that fails or is later than FORECAST_SECONDS never holds up or loses the move."""
 
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ def test_every_event_carries_each_seat_s_chance_of_winning() -> None:
             seq = await master.act(live, state.seat, action, live.seq)
             message = json.loads(queue.get_nowait())
             assert message["type"] == "event" and message["seq"] == seq
+            if "win_probability" not in message:  # judged after TELL_WITHIN: told after it
+                message = json.loads(await asyncio.wait_for(queue.get(), 10))
+                assert message["type"] == "chances" and message["seq"] == seq
             chances = message["win_probability"]
             assert len(chances) == 2 and sum(chances) == pytest.approx(1.0)
             assert tuple(chances) == win_probability(live.game.state)
@@ -109,6 +113,113 @@ def test_a_failing_or_late_forecast_leaves_it_out_and_the_move_stands(
     asyncio.run(scenario(failing))
     monkeypatch.setattr(master_module, "FORECAST_SECONDS", 0.01)
     asyncio.run(scenario(late))
+
+
+def test_a_forecast_later_than_its_event_is_told_in_a_message_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(master_module, "TELL_WITHIN", 0.001)
+    gates: list[asyncio.Event] = []
+
+    async def slow(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+        gate = asyncio.Event()
+        gates.append(gate)
+        await gate.wait()
+        return (0.25, 0.75)
+
+    async def scenario() -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(3), forecast=slow)
+        await master.start()
+        live, _ = await master.create("poker-dice", {}, TWO, None)
+        queue = master.broadcaster.subscribe(live)
+        made = len(gates)  # (the start was judged with the whole wait: released below)
+        assert await master.act(live, 0, "roll", 0) == 1  # not held up by its forecast
+        event = json.loads(queue.get_nowait())
+        assert event["seq"] == 1 and "win_probability" not in event
+        assert live.win_probability() is None and queue.empty()
+        gates[made].set()
+        told = json.loads(await asyncio.wait_for(queue.get(), 10))
+        assert told == {"type": "chances", "seq": 1, "win_probability": [0.25, 0.75]}
+        assert live.win_probability() == [0.25, 0.75]
+        assert json.loads(welcome(live, None).to_json())["win_probability"] == [0.25, 0.75]
+        # A forecast that comes after the game moved on is not news: nothing is told.
+        await master.act(live, 0, "keep 0 1 2", 1)
+        await master.act(live, 0, _first_move(live.game.state), 2)
+        assert [json.loads(queue.get_nowait())["seq"] for _ in range(2)] == [2, 3]
+        gates[made + 1].set()
+        gates[made + 2].set()
+        told = json.loads(await asyncio.wait_for(queue.get(), 10))
+        assert told["type"] == "chances" and told["seq"] == 3 and queue.empty()
+        for gate in gates:
+            gate.set()
+        await master.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_position_left_unjudged_by_a_busy_worker_is_judged_when_it_frees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One forecast at a time: the move made while it runs is shed (not judged then), and the
+    position the game rests at is judged as soon as the worker is free, and told."""
+    monkeypatch.setattr(master_module, "TELL_WITHIN", 0.001)
+    gates: list[asyncio.Event] = []
+    judged: list[int] = []
+
+    async def slow(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+        gate = asyncio.Event()
+        gates.append(gate)
+        await gate.wait()
+        judged.append(state.rolls)
+        return (0.5, 0.5) if state.rolls == 1 else (0.3, 0.7)
+
+    async def scenario() -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(3))
+        live, _ = await master.create("poker-dice", {}, TWO, None)
+        master.forecast = master_module.shedding(slow, at_once=1)
+        queue = master.broadcaster.subscribe(live)
+        await master.act(live, 0, "roll", 0)  # judged in the background
+        await master.act(live, 0, "keep 0 1 2", 1)  # the worker is busy: shed
+        assert [json.loads(queue.get_nowait())["seq"] for _ in range(2)] == [1, 2]
+        assert len(gates) == 1 and live.win_probability() is None
+        gates[0].set()  # seq 1's answer: no longer news; seq 2 is judged now
+        for _ in range(1000):  # (yield until the second forecast is asked: no timing)
+            if len(gates) == 2:
+                break
+            await asyncio.sleep(0)
+        assert len(gates) == 2
+        assert queue.empty() and judged == [1]
+        gates[1].set()
+        told = json.loads(await asyncio.wait_for(queue.get(), 10))
+        assert told == {"type": "chances", "seq": 2, "win_probability": [0.3, 0.7]}
+        assert judged == [1, 2] and live.win_probability() == [0.3, 0.7]
+        await master.close()
+
+    asyncio.run(scenario())
+
+
+def test_chances_another_process_judged_late_are_kept_and_told_at_their_seq() -> None:
+    async def scenario() -> None:
+        store = MemoryStore()
+        here = GameMaster(store, dice=SeededDice(3))
+        there = GameMaster(store)
+        live, _ = await here.create("poker-dice", {}, TWO, None)
+        other = await there.load(live.id)
+        assert other is not None
+        queue = there.broadcaster.subscribe(other)
+        await here.act(live, 0, "roll", 0)
+        stored = (await store.events(live.id))[0]
+        event = {"kind": "event", "seq": 1, "seat": 0, "action": "roll", "thrown": stored.thrown}
+        await there.follow(live.id, {**event, "chances": None})
+        assert json.loads(queue.get_nowait())["seq"] == 1 and other.win_probability() is None
+        told = '{"type":"chances","seq":1,"win_probability":[0.4,0.6]}'
+        late = {"kind": "chances", "seq": 1, "chances": [0.4, 0.6], "told": told}
+        await there.follow(live.id, {**late, "seq": 0})  # about an older position: not news
+        assert queue.empty() and other.win_probability() is None
+        await there.follow(live.id, late)
+        assert other.win_probability() == [0.4, 0.6] and queue.get_nowait() == told
+
+    asyncio.run(scenario())
 
 
 def test_bot_seats_are_judged_at_their_level() -> None:

@@ -24,6 +24,7 @@ from dicepoker.protocol import (
     Advice,
     Analysis,
     Auto,
+    ChancesMessage,
     ClockView,
     DiceCheck,
     ErrorMessage,
@@ -177,6 +178,7 @@ def server_messages() -> list[Any]:
         SyncMessage(seq=1, events=[EventEntry(seq=1, seat=0, action="roll")], **META, state=state),
         SeatsMessage(**{**META, "clock": None, "fair_dice": None}, state=state),
         HeldMessage(seq=1, seat=0, held=[0, 3]),
+        ChancesMessage(seq=1, win_probability=[0.62, 0.38]),
         error("stale", "the game has moved on", "r7"),
         error("bad_message", "not a valid message"),
         PongMessage(),
@@ -184,7 +186,7 @@ def server_messages() -> list[Any]:
     ]
 
 
-@pytest.mark.parametrize("index", range(9))
+@pytest.mark.parametrize("index", range(10))
 def test_server_messages_read_back_exactly(index: int) -> None:
     message = server_messages()[index]
     text = message.to_json()
@@ -245,7 +247,7 @@ def test_the_schema_names_every_message_of_both_directions() -> None:
     server = defs["ServerMessage"]["discriminator"]["mapping"]
     client = defs["ClientMessage"]["discriminator"]["mapping"]
     assert set(server) == {
-        *("welcome", "event", "sync", "seats", "held", "error", "pong", "resync"),
+        *("welcome", "event", "sync", "seats", "held", "chances", "error", "pong", "resync"),
         *("rematch", "reaction"),
     }
     assert set(client) == {"act", "auto", "keep", "sync", "ping", "react"}

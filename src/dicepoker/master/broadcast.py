@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from dicepoker.master import messages
 from dicepoker.master.bus import Bus, Handler, LocalBus
+from dicepoker.master.forecast import adopt_chances
 from dicepoker.master.live import LiveGame
 from dicepoker.master.store import StoredEvent
 from dicepoker.protocol import ReactionId
@@ -116,6 +118,35 @@ class Broadcaster:
                 "told": told,
             },
         )
+
+    async def chances(self, live: LiveGame) -> None:
+        """The chances of the position the game is at came after its event was told (judged
+        late): tell everyone at the table, here and in the other processes."""
+        message = messages.chances(live)
+        if message is None:
+            return
+        told = message.to_json()
+        if live.subscribers:
+            self.send(live, told)
+        if self.bus.shared:
+            await self.bus.publish(
+                live.id,
+                {
+                    "kind": "chances",
+                    "seq": live.seq,
+                    "chances": message.win_probability,
+                    "told": told,
+                },
+            )
+
+    def followed_chances(self, live: LiveGame, message: dict[str, Any]) -> None:
+        """Another process judged late the position the game is at: keep its chances and tell
+        our subscribers in its words (news only at the same seq)."""
+        seq, told = message.get("seq"), message.get("told")
+        if seq != live.seq or not isinstance(told, str):
+            return  # an event came between, or not ours to read
+        if adopt_chances(live, live.seq, message) and live.subscribers:
+            self.send(live, told)
 
     def seats_changed(self, live: LiveGame) -> None:
         """The seats changed (learnt from the store): tell our subscribers."""

@@ -3,14 +3,16 @@
 The master asks its `Forecast` (dicepoker.winprob, run off the event loop: in the bot workers or a
 thread) for each seat's chance of finishing first once an event is committed and before anyone is
 told of it, so every message about that position carries the same figures (`live.chances`). A
-forecast never holds a move up for long nor fails it: one that errs or takes longer than
-FORECAST_SECONDS is left out, and the game goes on.
+forecast never holds a move up for long nor fails it: a move waits TELL_WITHIN for its chances,
+and a forecast that comes later is told in a `chances` message of its own (a busy worker); one
+that errs or takes longer than FORECAST_SECONDS is left out, and the game goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,27 +25,138 @@ log = logging.getLogger("dicepoker.master")
 #: for a person); None when it cannot be judged now.
 Forecast = Callable[[GameState, tuple[str | None, ...]], Awaitable[tuple[float, ...] | None]]
 
-#: How long a move waits for its forecast before it is told without one.
+#: How long a forecast may take at all: one later than this is given up.
 FORECAST_SECONDS = 2.0
+
+#: How long a move waits for its forecast when its chances may follow in a message of their own
+#: (`judge(..., late=...)`): a busy server tells the move at once and the chances after it.
+TELL_WITHIN = 0.03
 
 #: Forecasts a process has being judged at once (`shedding`).
 AT_ONCE = 2
 
+#: Tells the table the chances judged after the event was told (`Broadcaster.chances`).
+Late = Callable[[LiveGame], Awaitable[None]]
 
-async def judge(forecast: Forecast | None, live: LiveGame) -> None:
-    """Set `live.chances` for the game's seq, unless it is known already or cannot be judged."""
-    if forecast is None or len(live.state.players) < 2:
+# Late forecasts still being waited for (a reference, so that none is collected midway).
+_waiting: set[asyncio.Task[None]] = set()
+# Games whose position now was left unjudged (its forecast shed, or the game moved on while it
+# was judged), newest last: judged again as forecasts finish, so that the position a game rests
+# at (a person thinking) gets its chances, while the worker never has more than AT_ONCE.
+_unjudged: OrderedDict[str, tuple[Forecast, LiveGame, Late]] = OrderedDict()
+# The positions (game, seq) being judged now: never judged twice at once.
+_in_flight: set[tuple[str, int]] = set()
+#: The most games kept waiting for a forecast (the oldest are forgotten: their next event is
+#: judged anyway).
+UNJUDGED_MAX = 1000
+
+
+def _judged_now(live: LiveGame) -> bool:
+    """Whether the position the game is at has its chances, or is being judged."""
+    known = live.chances is not None and live.chances[0] == live.seq
+    return known or (live.id, live.seq) in _in_flight
+
+
+def _ask(forecast: Forecast, live: LiveGame) -> asyncio.Future[tuple[float, ...] | None]:
+    """Start judging the position the game is at (marked in flight until the answer)."""
+    key = (live.id, live.seq)
+    _in_flight.add(key)
+    judging = asyncio.ensure_future(forecast(live.state, live.levels()))
+    judging.add_done_callback(lambda _: _in_flight.discard(key))
+    return judging
+
+
+async def judge(forecast: Forecast | None, live: LiveGame, late: Late | None = None) -> None:
+    """Set `live.chances` for the game's seq, unless it is known already or cannot be judged.
+
+    Without `late`, wait for the forecast up to FORECAST_SECONDS. With it, wait TELL_WITHIN: a
+    forecast that comes later sets the chances then (if the game is still at that seq) and
+    `late` tells them, so a move is never held up for long by a busy worker; a position left
+    unjudged is judged again when a forecast finishes (`_unjudged`)."""
+    if forecast is None or len(live.state.players) < 2 or _judged_now(live):
         return
     seq = live.seq
-    if live.chances is not None and live.chances[0] == seq:
-        return
+    judging = _ask(forecast, live)
     try:
-        chances = await asyncio.wait_for(forecast(live.state, live.levels()), FORECAST_SECONDS)
+        wait = FORECAST_SECONDS if late is None else min(TELL_WITHIN, FORECAST_SECONDS)
+        chances = await asyncio.wait_for(asyncio.shield(judging), wait)
+        _in_flight.discard((live.id, seq))  # (its callback may not have run yet)
+    except TimeoutError:
+        if late is None:
+            judging.cancel()
+            log.warning("no win probability for game %s at seq %d: too late", live.id, seq)
+        else:
+            _background(_judged_late(forecast, judging, live, seq, late))
+        return
     except Exception:
         log.warning("no win probability for game %s at seq %d", live.id, seq, exc_info=True)
+        _in_flight.discard((live.id, seq))
         return
-    if chances is not None and live.seq == seq:
+    if chances is None:
+        if late is not None and live.seq == seq:
+            _leave_unjudged(forecast, live, late)  # shed: judged when a forecast finishes
+        return
+    if live.seq == seq:
         live.chances = (seq, tuple(chances))
+    _judge_next()
+
+
+def _background(work: Awaitable[None]) -> None:
+    task = asyncio.ensure_future(work)
+    _waiting.add(task)
+    task.add_done_callback(_waiting.discard)
+
+
+def _leave_unjudged(forecast: Forecast, live: LiveGame, late: Late) -> None:
+    _unjudged[live.id] = (forecast, live, late)
+    _unjudged.move_to_end(live.id)
+    while len(_unjudged) > UNJUDGED_MAX:
+        _unjudged.popitem(last=False)
+
+
+def _judge_next() -> None:
+    """A forecast finished (a place in the worker is free): judge the newest game left
+    unjudged whose position still is."""
+    while _unjudged:
+        _, (forecast, live, late) = _unjudged.popitem()
+        if _judged_now(live) or live.state.finished:
+            continue
+        judging = _ask(forecast, live)
+        _background(_judged_late(forecast, judging, live, live.seq, late))
+        return
+
+
+async def _judged_late(
+    forecast: Forecast,
+    judging: asyncio.Future[tuple[float, ...] | None],
+    live: LiveGame,
+    seq: int,
+    late: Late,
+) -> None:
+    """The rest of a forecast that missed its event: its chances, told if still news."""
+    try:
+        chances = await asyncio.wait_for(judging, max(0.0, FORECAST_SECONDS - TELL_WITHIN))
+    except Exception:
+        log.warning("no win probability for game %s at seq %d", live.id, seq, exc_info=True)
+        _in_flight.discard((live.id, seq))
+        _judge_next()
+        return
+    _in_flight.discard((live.id, seq))  # (its callback may not have run yet)
+    if chances is None:  # shed: the worker is busy; judged when one of its forecasts finishes
+        if live.seq == seq:
+            _leave_unjudged(forecast, live, late)
+        return
+    if live.seq != seq or _judged_now(live):
+        if not _judged_now(live):
+            _leave_unjudged(forecast, live, late)  # it moved on: its position now, next
+        _judge_next()
+        return
+    live.chances = (seq, tuple(chances))
+    try:
+        await late(live)
+    except Exception:
+        log.warning("could not tell the chances of game %s at seq %d", live.id, seq, exc_info=True)
+    _judge_next()
 
 
 def adopt_chances(live: LiveGame, seq: int, event: dict[str, Any]) -> bool:

@@ -414,7 +414,7 @@ class GameMaster:
         live.note_move(before, action, auto)
         live.game.advance(action, after, auto=auto)
         self._moved(live, stored, status)
-        await judge(self.forecast, live)
+        await judge(self.forecast, live, self.broadcaster.chances)  # (or told after it)
         await self.broadcaster.committed(live, stored)
         return stored.seq
 
@@ -508,6 +508,9 @@ class GameMaster:
             return
         if kind == "held":
             self._followed_hold(live, message)
+            return
+        if kind == "chances":
+            self.broadcaster.followed_chances(live, message)
             return
         async with live.lock:
             if message.get("kind") == "event":

@@ -13,6 +13,7 @@ from typing import Any
 from dicepoker.master.live import LiveGame
 from dicepoker.master.store import StoredEvent
 from dicepoker.protocol import (
+    ChancesMessage,
     ErrorMessage,
     EventEntry,
     EventMessage,
@@ -62,6 +63,14 @@ def held(live: LiveGame) -> HeldMessage:
     assert live.held is not None
     seq, positions = live.held
     return HeldMessage.build(seq=seq, seat=live.state.seat, held=list(positions))
+
+
+def chances(live: LiveGame) -> ChancesMessage | None:
+    """The chances judged for the position the game is at (None: not judged yet)."""
+    judged = live.win_probability()
+    if judged is None:
+        return None
+    return ChancesMessage.build(seq=live.seq, win_probability=judged)
 
 
 def seats(live: LiveGame) -> SeatsMessage:

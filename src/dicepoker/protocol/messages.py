@@ -1,10 +1,10 @@
 """The WebSocket protocol `dicepoker.v1` (docs/api.md): every message, both directions.
 
 Server to client, one union on `type` (`ServerMessage`): `welcome`, `event`, `sync`, `seats`,
-`held`, `error`, `pong`, `resync`, `rematch`, `reaction`. Client to server (`ClientMessage`):
-`act`, `auto`, `keep`, `sync`, `ping`, `react`, read by `parse_client_message`, the one place a
-client's text becomes a message: strict JSON (no duplicate keys), strict types (`"seq": true` and
-`"seq": "0"` are not numbers), no unknown keys, at most `MAX_MESSAGE_BYTES`.
+`held`, `chances`, `error`, `pong`, `resync`, `rematch`, `reaction`. Client to server
+(`ClientMessage`): `act`, `auto`, `keep`, `sync`, `ping`, `react`, read by `parse_client_message`,
+the one place a client's text becomes a message: strict JSON (no duplicate keys), strict types
+(`"seq": true` and `"seq": "0"` are not numbers), no unknown keys, at most `MAX_MESSAGE_BYTES`.
 """
 
 from __future__ import annotations
@@ -189,6 +189,15 @@ class HeldMessage(Tagged):
     held: list[int] = Field(description="positions of the dice, lowest first")
 
 
+class ChancesMessage(Tagged):
+    """Each seat's chance of winning at `seq`, told after the event of that seq when it was
+    judged too late to go with it (a busy server); news only while the game is at `seq`."""
+
+    type: Literal["chances"] = "chances"
+    seq: int
+    win_probability: list[float] = Field(description=WIN_PROBABILITY)
+
+
 class PongMessage(Tagged):
     type: Literal["pong"] = "pong"
 
@@ -205,6 +214,7 @@ ServerMessage = Annotated[
     | SyncMessage
     | SeatsMessage
     | HeldMessage
+    | ChancesMessage
     | ErrorMessage
     | PongMessage
     | ResyncMessage

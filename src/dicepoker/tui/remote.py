@@ -35,6 +35,7 @@ from dicepoker.protocol import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     Act,
+    ChancesMessage,
     ErrorMessage,
     ErrorResponse,
     EventEntry,
@@ -423,6 +424,8 @@ class RemoteSession(Session):
                 # Not a message of this protocol (a server of another version?): skip it.
                 log.warning("unreadable message from the server: %s", exc.errors()[:1])
                 continue
+            if isinstance(message, ChancesMessage):
+                continue  # the terminal shows no chances of winning
             if isinstance(message, HeldMessage | RematchMessage | ReactionMessage):
                 self._table_talk(message)
                 continue

@@ -257,6 +257,13 @@ interface HeldMessage {
   held: number[];
 }
 
+/** Each seat's chance of winning at `seq`, judged after its event was told (a busy server). */
+interface ChancesMessage {
+  type: "chances";
+  seq: number;
+  win_probability: number[];
+}
+
 interface ResyncMessage {
   type: "resync";
 }
@@ -300,6 +307,7 @@ type ServerMessage =
   | SyncMessage
   | SeatsMessage
   | HeldMessage
+  | ChancesMessage
   | ResyncMessage
   | ErrorMessage
   | PongMessage

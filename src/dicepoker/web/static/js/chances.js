@@ -1,5 +1,5 @@
 // Who is winning: each seat's chance of finishing first, as the server judged it after every
-// event (`win_probability` of the welcome, event, sync and seats messages and of
+// event (`win_probability` of the welcome, event, sync, seats and chances messages and of
 // GET /api/games/{id}; docs/api.md), drawn as a bar per player in the players' strip (felt.js),
 // and kept by seq for the game this page shows: the live curve, until the game's analysis gives
 // the whole one. A position the server did not judge (solitaire, no answer in time) carries no

@@ -116,6 +116,10 @@ export function handle(message, conn) {
     case "held":
       takeHeld(message);
       break;
+    case "chances":
+      // Judged after the event of `seq` was told (a busy server): news only at that seq.
+      if (message.seq === game.seq && takeChances(message.win_probability, message.seq)) redraw();
+      break;
     case "resync":
       conn.send({ type: "sync", last_seq: Math.max(0, game.seq) });
       break;
