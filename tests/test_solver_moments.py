@@ -534,3 +534,29 @@ def test_moments_without_a_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert moments.built and moments.path is None
     assert not moments_path(cached.spec, tmp_path).exists()
     assert np.array_equal(moments.table, loaded.table, equal_nan=True)
+
+
+def test_the_solve_command_builds_the_win_probability_s_tables_on_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from dicepoker.cli import app
+    from dicepoker.solver.table import CACHE_ENV
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    clear_solvers()
+    spec = Solver.for_rules(get_rules("poker-dice"), cache=False).spec
+    done = CliRunner().invoke(app, ["solve", "poker-dice"])
+    assert done.exit_code == 0, done.output
+    assert table_path(spec, tmp_path).exists() and not moments_path(spec, tmp_path).exists()
+    clear_solvers()
+    done = CliRunner().invoke(app, ["solve", "poker-dice", "--moments"])
+    assert done.exit_code == 0, done.output
+    assert "expected score 35.78" in done.output
+    for third in (False, True):
+        found = moments_module.load_moments(
+            spec, moments_path(spec, tmp_path, third=third), third=third
+        )
+        assert found is not None and found.shape == spec.table_shape
+    clear_solvers()

@@ -320,15 +320,27 @@ def solve_command(
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Build even if a table is cached.")
     ] = False,
+    moments: Annotated[
+        bool,
+        typer.Option(
+            "--moments",
+            help="Also build the win probability's tables (the second and third moments), so "
+            "that a server's first analysis or forecast does not wait for them.",
+        ),
+    ] = False,
 ) -> None:
     """Build (or load) the exact solver's table of VARIANT and print its expected score."""
-    from dicepoker.solver import UnsupportedRulesError, solve_rules
+    from dicepoker.solver import Solver, UnsupportedRulesError, solve_rules
 
     rules = rules_from(variant, option)
     try:
         report = solve_rules(rules, rebuild=rebuild)
     except UnsupportedRulesError as exc:
         fail(str(exc))
+    if moments:
+        solver = Solver.for_rules(rules)
+        solver.moments_table()
+        solver.third_table()
     typer.echo(report.as_json() if as_json else report.text())
 
 
