@@ -177,8 +177,11 @@ class LiveServer:
         text: str = self.log.read().decode(errors="replace")
         return text
 
-    def get(self, path: str) -> Any:
-        response = httpx.get(self.url + path, timeout=10.0)
+    def get(self, path: str, timeout: float = 10.0) -> Any:
+        """GET `path`'s JSON (`timeout`: a bound for a loaded machine, not a timing assumption;
+        a game's first analysis in a fresh server loads the solver's and the win probability's
+        tables and compiled kernels, seconds on a busy machine)."""
+        response = httpx.get(self.url + path, timeout=timeout)
         if response.status_code >= 500:
             raise AssertionError(f"{path} answered {response.status_code}:\n{self.log_tail()}")
         response.raise_for_status()

@@ -141,7 +141,7 @@ def test_every_rest_answer_is_its_model(server: LiveServer) -> None:
     record = server.get(f"/api/games/{game_id}/record")
     exactly(Record, record)
     exactly(Position, server.get(f"/api/games/{game_id}/position?turn=3&roll=1"))
-    exactly(Analysis, server.get(f"/api/games/{game_id}/analysis"))
+    exactly(Analysis, server.get(f"/api/games/{game_id}/analysis", timeout=60))
     check = exactly(DiceCheck, server.get(f"/api/games/{game_id}/verify"))
     assert check.ok
     exactly(GameList, server.get("/api/games?status=finished&limit=5"))

@@ -360,7 +360,7 @@ def test_advice_and_analysis_endpoints(server: LiveServer) -> None:
     assert advice["best"]["value"] == max(option["value"] for option in advice["options"])
     ana.play_turn()
     ana.until(lambda m: m["type"] == "event" and m["state"]["turn"]["seat"] == 0)
-    analysis = server.get(f"/api/games/{body['id']}/analysis")
+    analysis = server.get(f"/api/games/{body['id']}/analysis", timeout=60)
     assert [p["name"] for p in analysis["players"]] == ["Ana", "Expert 2"]
     assert analysis["players"][1]["expected_loss"] == 0
     assert analysis["players"][0]["decisions"] >= 1
