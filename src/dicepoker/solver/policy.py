@@ -15,6 +15,7 @@ distribution of how a turn ends under its policy (`turn_outcomes`, `keep_outcome
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -302,15 +303,20 @@ class Solver:
             with self._moments_lock:
                 loaded = self._moments
                 if loaded is None:
-                    path = self.path
-                    loaded = obtain_moments(
-                        self.spec,
-                        self.table,
-                        cache=path is not None,
-                        directory=path.parent if path is not None else None,
-                    )
+                    loaded = self._obtain_moments(None)
                     self._moments = loaded
         return loaded
+
+    def _obtain_moments(self, second: FloatArray | None) -> Loaded:
+        """The second moments (given them: the third), cached where the value table is."""
+        path = self.path
+        return obtain_moments(
+            self.spec,
+            self.table,
+            second=second,
+            cache=path is not None,
+            directory=path.parent if path is not None else None,
+        )
 
     def third_table(self) -> Loaded:
         """The third moments of the points to come, stored and loaded like `moments_table`."""
@@ -320,14 +326,7 @@ class Solver:
             with self._moments_lock:
                 loaded = self._third
                 if loaded is None:
-                    path = self.path
-                    loaded = obtain_moments(
-                        self.spec,
-                        self.table,
-                        second=second,
-                        cache=path is not None,
-                        directory=path.parent if path is not None else None,
-                    )
+                    loaded = self._obtain_moments(second)
                     self._third = loaded
         return loaded
 
@@ -340,8 +339,10 @@ class Solver:
         raw3 = float(self.third_table().table[filled, flag, u])
         second = variance + mean * mean
         central3 = raw3 - 3.0 * mean * second + 2.0 * mean**3
-        if not variance > 1e-9:
-            return mean, variance, 0.0 if variance == variance else variance
+        if math.isnan(variance):
+            return mean, variance, variance
+        if variance <= 1e-9:
+            return mean, variance, 0.0
         return mean, variance, central3 / variance**1.5
 
     def moments(self, filled: int, flag: int = 0, upper: int = 0) -> tuple[float, float]:
