@@ -49,6 +49,7 @@ from dicepoker.server.store import create_database
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 COLUMNS = 3
+METRICS = False  # --metrics
 
 
 @dataclass
@@ -95,7 +96,12 @@ def _family(pid: int) -> list[int]:
 
 
 def start_server(
-    port: int, database: str, redis: str | None, bot_delay: float, chances: bool = True
+    port: int,
+    database: str,
+    redis: str | None,
+    bot_delay: float,
+    chances: bool = True,
+    metrics: bool = False,
 ) -> Server:
     command = [
         DICEPOKER,
@@ -118,6 +124,8 @@ def start_server(
         command += ["--redis-url", redis]
     if not chances:
         command.append("--no-win-probability")
+    if metrics:
+        command.append("--metrics")
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     server = Server(port, process)
     deadline = time.monotonic() + 60
@@ -362,6 +370,7 @@ async def drive(
         gc.collect()
         gc.freeze()
         gc.disable()
+        scrapes = [await scrape(client, server) for server in servers] if METRICS else []
         cpu_before = [server.cpu_seconds() for server in servers]
         driver_before = time.process_time()
         stats.measuring = True
@@ -376,6 +385,9 @@ async def drive(
         elapsed = time.perf_counter() - start
         cpu = [s.cpu_seconds() - before for s, before in zip(servers, cpu_before, strict=True)]
         driver_cpu = time.process_time() - driver_before
+        if METRICS:
+            after = [await scrape(client, server) for server in servers]
+            server_side = [histograms(a, b) for a, b in zip(scrapes, after, strict=True)]
         stop.set()
         await asyncio.gather(*tasks, watch, return_exceptions=True)
     latencies = sorted(stats.latencies)
@@ -413,7 +425,50 @@ async def drive(
             "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),
             "max": round(max(stats.driver_lag) * 1000, 1),
         },
-    }
+    } | ({"server_side_ms": server_side} if METRICS else {})
+
+
+async def scrape(client: httpx.AsyncClient, server: Server) -> dict[str, dict[float, float]]:
+    """Each histogram's cumulative bucket counts on one server's /metrics (`--metrics`)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    response = await client.get(server.url + "/metrics")
+    response.raise_for_status()
+    buckets: dict[str, dict[float, float]] = {}
+    for family in text_string_to_metric_families(response.text):
+        for sample in family.samples:
+            if sample.name.endswith("_bucket"):
+                bound = float(sample.labels["le"])
+                buckets.setdefault(family.name, {})[bound] = sample.value
+    return buckets
+
+
+def _bound_at(bounds: list[float], counts: list[float], share: float) -> float | None:
+    """The upper bound (ms) of the first bucket whose cumulative count holds `share` of all."""
+    total = counts[-1] if counts else 0.0
+    for bound, count in zip(bounds, counts, strict=True):
+        if total and count >= share * total:
+            return bound * 1000
+    return None
+
+
+def histograms(
+    before: dict[str, dict[float, float]], after: dict[str, dict[float, float]]
+) -> dict[str, dict[str, float | None]]:
+    """Count, p50 and p99 (as the upper bound of the bucket that holds them, in ms) of what each
+    histogram recorded between two scrapes: where a server's own time goes."""
+    figures: dict[str, dict[str, float | None]] = {}
+    for name, counts in after.items():
+        bounds = sorted(counts)
+        delta = [counts[b] - before.get(name, {}).get(b, 0.0) for b in bounds]
+        total = delta[-1] if delta else 0.0
+        short = name.removeprefix("dicepoker_").removesuffix("_seconds")
+        figures[short] = {
+            "count": total,
+            "p50_le": _bound_at(bounds, delta, 0.5),
+            "p99_le": _bound_at(bounds, delta, 0.99),
+        }
+    return figures
 
 
 def free_port() -> int:
@@ -438,7 +493,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             databases = [asyncio.run(create_database(args.postgres, name))] * args.processes
             redis = args.redis if args.processes > 1 else None
         servers = [
-            start_server(free_port(), db, redis, args.bot_delay, args.chances) for db in databases
+            start_server(free_port(), db, redis, args.bot_delay, args.chances, args.metrics)
+            for db in databases
         ]
         try:
             report = asyncio.run(drive(servers, args.games, args.seconds, think, args.seed))
@@ -476,9 +532,16 @@ def main(argv: list[str] | None = None) -> None:
         action="store_false",
         help="servers without win probabilities (--no-win-probability)",
     )
+    parser.add_argument(
+        "--metrics",
+        action="store_true",
+        help="servers with /metrics; print what their histograms recorded while measuring",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     BOTS[:] = args.bots.split(",")
+    global METRICS
+    METRICS = args.metrics
     report = run(args)
     if args.json:
         print(json.dumps(report))
@@ -502,6 +565,12 @@ def main(argv: list[str] | None = None) -> None:
         f"server peak memory {report['server_peak_memory_mb']} MiB, "
         f"CPU share {report['server_cpu_share']} (the driver: {report['driver_cpu_share']})"
     )
+    for n, figures in enumerate(report.get("server_side_ms", [])):
+        said = ", ".join(
+            f"{name} {int(f['count'])} p50<={f['p50_le']} p99<={f['p99_le']} ms"
+            for name, f in figures.items()
+        )
+        print(f"process {n + 1}: {said}")
 
 
 if __name__ == "__main__":

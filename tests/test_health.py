@@ -222,6 +222,8 @@ def test_the_metrics_count_what_the_server_did(metered: LiveServer) -> None:
     assert grew("dicepoker_bot_decision_seconds_count", after) >= game["seq"]  # one a move
     assert grew("dicepoker_bot_decision_seconds_sum", after) > 0
     assert value(after, "process_start_time_seconds") > 0  # the process's own figures too
+    # The event loop's lag is timed all along (a tick every LAG_TICK while the bots played).
+    assert grew("dicepoker_event_loop_lag_seconds_count", after) >= 1
 
 
 # --- request ids and JSON logs ----------------------------------------------------------------

@@ -47,7 +47,8 @@ def _run(*extra: str) -> dict[str, Any]:
 def test_small_load_run(processes: int) -> None:
     extra = ["--processes", str(processes)]
     if processes > 1:
-        extra += ["--postgres", postgres_url(), "--redis", redis_url()]
+        # With each server's own histograms of the measured period (where the time goes).
+        extra += ["--postgres", postgres_url(), "--redis", redis_url(), "--metrics"]
     report = _run(*extra)
     assert report["processes"] == processes
     assert report["store"] == ("sqlite" if processes == 1 else "postgresql")
@@ -58,3 +59,13 @@ def test_small_load_run(processes: int) -> None:
     latency = report["latency_ms"]
     assert 0 <= latency["p50"] <= latency["p99"] <= latency["max"]
     assert all(0 < mb < 2000 for mb in report["server_peak_memory_mb"])
+    if processes > 1:
+        moves = report["moves"]
+        for server in report["server_side_ms"]:
+            assert set(server) >= {"intent_broadcast", "db_commit", "event_loop_lag"}
+            assert 0 < server["intent_broadcast"]["count"] <= moves
+            assert server["event_loop_lag"]["count"] > 0
+            p50, p99 = server["event_loop_lag"]["p50_le"], server["event_loop_lag"]["p99_le"]
+            assert p50 is not None and p99 is not None and 0 < p50 <= p99
+    else:
+        assert "server_side_ms" not in report

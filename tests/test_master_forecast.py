@@ -13,9 +13,10 @@ import pytest
 
 from dicepoker.dice import SeededDice
 from dicepoker.engine import GameState
-from dicepoker.master import GameMaster, MemoryStore
+from dicepoker.master import GameMaster, MemoryStore, Refusal
 from dicepoker.master import forecast as master_module
 from dicepoker.master.messages import welcome
+from dicepoker.master.store import StoredEvent
 from dicepoker.rules import get_rules
 from dicepoker.server.services import forecast_in_thread
 from dicepoker.winprob import forecast, prepare, ready, win_probability
@@ -307,5 +308,91 @@ def test_forecasts_beyond_those_being_judged_are_left_out_at_once() -> None:
         assert await first == (0.5, 0.5) and await second == (0.5, 0.5)
         assert await shed(state, (None, None)) == (0.5, 0.5)  # free again
         assert len(asked) == 3
+
+    asyncio.run(scenario())
+
+
+class _SlowCommits(MemoryStore):
+    """A store whose commits wait for `release` (as a database under load does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.waiting = asyncio.Event()
+
+    async def append(self, *args: Any, **kwargs: Any) -> None:
+        self.waiting.set()
+        await self.release.wait()
+        await super().append(*args, **kwargs)
+
+
+def test_a_move_s_forecast_is_worked_out_while_the_move_is_committed() -> None:
+    asked: list[tuple[int, bool]] = []
+
+    async def scenario() -> None:
+        store = _SlowCommits()
+        store.release.set()  # the game's creation and start commit at once
+
+        async def judged(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+            asked.append((state.rolls, store.release.is_set()))
+            return (0.4, 0.6)
+
+        master = GameMaster(store, dice=SeededDice(3), forecast=judged)
+        await master.start()
+        live, _ = await master.create("poker-dice", {}, TWO, None)
+        queue = master.broadcaster.subscribe(live)
+        store.release.clear()
+        store.waiting.clear()
+        acting = asyncio.create_task(master.act(live, 0, "roll", 0))
+        await store.waiting.wait()
+        await asyncio.sleep(0)  # (the forecast task's first step)
+        # The position the roll leads to is being judged while the roll is being committed.
+        assert asked[-1] == (1, False)
+        store.release.set()
+        assert await acting == 1
+        event = json.loads(queue.get_nowait())
+        assert event["seq"] == 1 and event["win_probability"] == [0.4, 0.6]
+        assert len(asked) == 2  # the start, then the roll: asked once, not again after
+        await master.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_move_whose_commit_fails_leaves_no_chances_of_its_position() -> None:
+    async def scenario() -> None:
+        store = _SlowCommits()
+        store.release.set()
+
+        never = asyncio.Event()
+
+        async def judged(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+            if state.dice == (1, 1, 1, 1, 1):
+                return (0.9, 0.1)
+            if state.rolls:
+                await never.wait()  # the roll that will not be committed: still being judged
+            return (0.4, 0.6)
+
+        master = GameMaster(store, dice=SeededDice(3), forecast=judged)
+        await master.start()
+        live, _ = await master.create("poker-dice", {}, TWO, None)
+        store.release.clear()
+        store.waiting.clear()
+        acting = asyncio.create_task(master.act(live, 0, "roll", 0))
+        await store.waiting.wait()
+        # Another process commits the game's next event meanwhile: this one's commit fails.
+        stored = await store.game(live.id)
+        assert stored is not None
+        store._games[live.id].seq = 1
+        store._events[live.id].append(StoredEvent(1, 0, "roll", [1, 1, 1, 1, 1], False))
+        store.release.set()
+        with pytest.raises(Refusal) as refused:
+            await acting
+        assert refused.value.code == "stale"
+        assert live.seq == 1  # caught up with the other process's roll
+        # The position is judged for the roll that was committed, not given the chances of the
+        # one that was not (asked for the same seq).
+        assert live.game.state.dice == (1, 1, 1, 1, 1)
+        assert live.win_probability() == [0.9, 0.1]
+        await master.close()
 
     asyncio.run(scenario())

@@ -1,17 +1,20 @@
 """Who is winning, judged after every event of a game with rivals and told with it.
 
 The master asks its `Forecast` (dicepoker.winprob, run off the event loop: in the bot workers or a
-thread) for each seat's chance of finishing first once an event is committed and before anyone is
-told of it, so every message about that position carries the same figures (`live.chances`). A
-forecast never holds a move up for long nor fails it: a move waits TELL_WITHIN for its chances,
-and a forecast that comes later is told in a `chances` message of its own (a busy worker); one
-that errs or takes longer than FORECAST_SECONDS is left out, and the game goes on.
+thread) for each seat's chance of finishing first in the position a move leads to, and tells the
+move once it is committed, so every message about that position carries the same figures
+(`live.chances`). The forecast is asked as soon as the engine accepts the move (`foresee`), so it
+is worked out while the move is being committed. A forecast never holds a move up for long nor
+fails it: a move is told at most TELL_WITHIN after it was accepted (or once committed, if that
+takes longer), and a forecast that comes later is told in a `chances` message of its own (a busy
+worker); one that errs or takes longer than FORECAST_SECONDS is left out, and the game goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,8 +31,9 @@ Forecast = Callable[[GameState, tuple[str | None, ...]], Awaitable[tuple[float, 
 #: How long a forecast may take at all: one later than this is given up.
 FORECAST_SECONDS = 2.0
 
-#: How long a move waits for its forecast when its chances may follow in a message of their own
-#: (`judge(..., late=...)`): a busy server tells the move at once and the chances after it.
+#: How long after the engine accepted a move it may wait for its forecast when its chances may
+#: follow in a message of their own (`judge(..., late=...)`): a busy server tells the move once
+#: committed and the chances after it.
 TELL_WITHIN = 0.03
 
 #: Forecasts a process has being judged at once (`shedding`).
@@ -57,28 +61,86 @@ def _judged_now(live: LiveGame) -> bool:
     return known or (live.id, live.seq) in _in_flight
 
 
-def _ask(forecast: Forecast, live: LiveGame) -> asyncio.Future[tuple[float, ...] | None]:
-    """Start judging the position the game is at (marked in flight until the answer)."""
-    key = (live.id, live.seq)
+def _ask(
+    forecast: Forecast, live: LiveGame, state: GameState | None = None, seq: int | None = None
+) -> asyncio.Future[tuple[float, ...] | None]:
+    """Start judging the position the game is at, or `state`, the position `seq` will be
+    (marked in flight until the answer)."""
+    key = (live.id, live.seq if seq is None else seq)
     _in_flight.add(key)
-    judging = asyncio.ensure_future(forecast(live.state, live.levels()))
+    judging = asyncio.ensure_future(forecast(state or live.state, live.levels()))
     judging.add_done_callback(lambda _: _in_flight.discard(key))
     return judging
 
 
-async def judge(forecast: Forecast | None, live: LiveGame, late: Late | None = None) -> None:
+class Foresight:
+    """A forecast asked for the position a move leads to before the move is committed
+    (`foresee`): `judge` takes it once the game is there, instead of asking again."""
+
+    __slots__ = ("game_id", "judging", "seq", "since")
+
+    def __init__(
+        self, judging: asyncio.Future[tuple[float, ...] | None], game_id: str, seq: int
+    ) -> None:
+        self.judging = judging
+        self.game_id = game_id
+        self.seq = seq
+        self.since = time.perf_counter()
+        # A move whose commit failed leaves its forecast unread: its error is not news.
+        judging.add_done_callback(_read)
+
+    def drop(self) -> None:
+        """The move was not committed: its position will not be (the event another process
+        committed at that seq is judged afresh)."""
+        self.judging.cancel()
+        _in_flight.discard((self.game_id, self.seq))
+
+
+def _read(judging: asyncio.Future[tuple[float, ...] | None]) -> None:
+    if not judging.cancelled():
+        judging.exception()
+
+
+def foresee(forecast: Forecast | None, live: LiveGame, after: GameState) -> Foresight | None:
+    """Start judging `after`, the position the game's next event (being committed) leads to, so
+    that the forecast and the commit take their time together; None when there is nothing to
+    judge (no forecast, a game without rivals, one that ends, a position judged already)."""
+    seq = live.seq + 1
+    if forecast is None or len(after.players) < 2 or after.finished or (live.id, seq) in _in_flight:
+        return None
+    return Foresight(_ask(forecast, live, after, seq), live.id, seq)
+
+
+async def judge(
+    forecast: Forecast | None,
+    live: LiveGame,
+    late: Late | None = None,
+    foresight: Foresight | None = None,
+) -> None:
     """Set `live.chances` for the game's seq, unless it is known already or cannot be judged.
 
-    Without `late`, wait for the forecast up to FORECAST_SECONDS. With it, wait TELL_WITHIN: a
+    Without `late`, wait for the forecast up to FORECAST_SECONDS. With it, wait until
+    TELL_WITHIN after the forecast was asked (`foresight`: when the engine accepted the move): a
     forecast that comes later sets the chances then (if the game is still at that seq) and
     `late` tells them, so a move is never held up for long by a busy worker; a position left
     unjudged is judged again when a forecast finishes (`_unjudged`)."""
-    if forecast is None or len(live.state.players) < 2 or _judged_now(live):
-        return
     seq = live.seq
-    judging = _ask(forecast, live)
+    ours = foresight is not None and foresight.seq == seq
+    if forecast is None or len(live.state.players) < 2:
+        return
+    if not ours and _judged_now(live):
+        return
+    if foresight is not None and ours:
+        judging = foresight.judging
+        asked = foresight.since
+    else:
+        judging = _ask(forecast, live)
+        asked = time.perf_counter()
     try:
-        wait = FORECAST_SECONDS if late is None else min(TELL_WITHIN, FORECAST_SECONDS)
+        if late is None:
+            wait = FORECAST_SECONDS
+        else:
+            wait = max(0.0, min(TELL_WITHIN, FORECAST_SECONDS) - (time.perf_counter() - asked))
         chances = await asyncio.wait_for(asyncio.shield(judging), wait)
         _in_flight.discard((live.id, seq))  # (its callback may not have run yet)
     except TimeoutError:

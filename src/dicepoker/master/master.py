@@ -39,7 +39,7 @@ from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
 from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
-from dicepoker.master.forecast import Forecast, adopt_chances, judge
+from dicepoker.master.forecast import Forecast, adopt_chances, foresee, judge
 from dicepoker.master.live import LiveGame, RecordingDice, utcnow
 from dicepoker.master.loading import (
     Upkeep,
@@ -396,9 +396,12 @@ class GameMaster:
             raise Refusal(exc.code, exc.reason, **extra) from None
         stored = StoredEvent(live.seq + 1, seat, str(action), dice.thrown or None, auto)
         status = seating.status_of(live.seats, after.finished)
+        foresight = foresee(self.forecast, live, after)  # judged while it is committed
         try:
             await self.store.append(live.id, live.seq, stored, status, person=person)
         except ConflictError:
+            if foresight is not None:
+                foresight.drop()
             # Another process committed first: take its events, then refuse this intent. A
             # game deleted meanwhile (`dicepoker admin delete-game`) is over: forgotten here,
             # its bots and clocks stop, and nothing of it is written again.
@@ -414,7 +417,7 @@ class GameMaster:
         live.note_move(before, action, auto)
         live.game.advance(action, after, auto=auto)
         self._moved(live, stored, status)
-        await judge(self.forecast, live, self.broadcaster.chances)  # (or told after it)
+        await judge(self.forecast, live, self.broadcaster.chances, foresight)  # (or after it)
         await self.broadcaster.committed(live, stored)
         return stored.seq
 

@@ -6,14 +6,17 @@ process (the tests) keep their own counts, and a server process exposes exactly 
 itself (with `--workers N`, each process its own figures). Each figure is fed where its thing
 happens, without the game master knowing of any of this: the socket route counts its refusals
 and connections and times intents, the store times its commits (`Store(on_commit=...)`), the
-broadcaster below counts the events committed, the thinker below times the bots, and the games
-by status are counted from the master's games when scraped. Counting costs a lock and an add,
-so it is always on; only serving the figures is a setting (`Settings.metrics`).
+broadcaster below counts the events committed, the thinker below times the bots, a task of its
+own times the event loop's lag, and the games by status are counted from the master's games when
+scraped. Counting costs a lock and an add, so it is always on; only serving the figures is a
+setting (`Settings.metrics`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import (
@@ -40,6 +43,8 @@ STATUSES = ("open", "running", "finished", "abandoned")
 # Seconds: a move's commit and broadcast take milliseconds; an expert bot's decision may take
 # seconds.
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+#: Seconds between two looks at the event loop's lag (`Metrics.watch_loop`).
+LAG_TICK = 0.05
 
 
 class Metrics:
@@ -86,6 +91,33 @@ class Metrics:
             buckets=BUCKETS,
             registry=self.registry,
         )
+        self.loop_lag = Histogram(
+            "dicepoker_event_loop_lag_seconds",
+            "How late the event loop wakes a task that asked to sleep: a busy loop delays every "
+            "socket and commit of the process by about this much.",
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self._lag_watch: asyncio.Task[None] | None = None
+
+    def watch_loop(self) -> None:
+        """Start timing the running event loop's lag (`loop_lag`), until `close`."""
+        if self._lag_watch is None:
+            self._lag_watch = asyncio.create_task(self._watch_lag())
+
+    async def _watch_lag(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            asked = loop.time()
+            await asyncio.sleep(LAG_TICK)
+            self.loop_lag.observe(max(0.0, loop.time() - asked - LAG_TICK))
+
+    async def close(self) -> None:
+        if self._lag_watch is not None:
+            self._lag_watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._lag_watch
+            self._lag_watch = None
 
     def count_games(self, games: Callable[[], Iterable[LiveGame]]) -> None:
         """Expose `dicepoker_games{status}`, counted from `games()` at each scrape."""

@@ -164,11 +164,13 @@ class Services:
 
     async def start(self) -> None:
         await self.store.migrate()
+        self.metrics.watch_loop()
         await self.master.start()
         await self.results.sweep()
         await self.puzzles.sweep()
 
     async def close(self) -> None:
+        await self.metrics.close()
         await self.daily.close()
         await self.master.close()
         await self.store.close()
