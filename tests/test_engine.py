@@ -303,3 +303,24 @@ def test_notation_must_be_text() -> None:
     bad: object = 5
     with pytest.raises(NotationError):
         parse_action(bad)  # type: ignore[arg-type]
+
+
+def test_what_is_derived_from_rules_is_built_once_and_kept_with_them() -> None:
+    from dataclasses import replace
+
+    from dicepoker.engine.tables import tables
+    from dicepoker.rules import Rules, get_rules
+
+    built: list[str] = []
+
+    def build(rules: Rules) -> tuple[str, int]:
+        built.append(rules.variant)
+        return (rules.variant, rules.cells)
+
+    yahtzee = replace(get_rules("yahtzee"), memo={})  # rules of this test's own
+    school = replace(get_rules("school", {"columns": 2}), memo={})
+    assert yahtzee.memoized("test_derived", build) == ("yahtzee", 13)
+    assert yahtzee.memoized("test_derived", build) is yahtzee.memoized("test_derived", build)
+    assert school.memoized("test_derived", build) == ("school", school.cells)
+    assert built == ["yahtzee", "school"]  # once per rules, whatever the calls
+    assert tables(yahtzee) is tables(yahtzee)  # the engine's own lookups are kept the same way

@@ -105,12 +105,8 @@ class RuleTables:
 
 
 def rule_tables(rules: Rules) -> RuleTables:
-    """The tables of `rules`, built once and kept in `rules.memo`."""
-    tables: RuleTables | None = rules.memo.get("planner")
-    if tables is None:
-        tables = _rule_tables(rules)
-        rules.memo["planner"] = tables
-    return tables
+    """The tables of `rules`, built once and kept with the rules (`Rules.memoized`)."""
+    return rules.memoized("planner", _rule_tables)
 
 
 def _rule_tables(rules: Rules) -> RuleTables:

@@ -99,15 +99,15 @@ def joker_applies(rules: Rules, sheet: Sheet) -> bool:
 def joker_tiers(rules: Rules, face: int) -> tuple[tuple[int, ...], ...]:
     """The rows a further Yahtzee of `face` may fill, by preference: the upper row of its face;
     else any lower row; else any upper row. The first tier with an open row is the choice."""
-    memo: dict[int, tuple[tuple[int, ...], ...]] | None = rules.memo.get("joker_tiers")
-    if memo is None:
-        upper, lower = tables(rules).upper, tables(rules).lower
-        memo = {
-            f: (tuple(i for i in upper if rules.rows[i].combo.n == f), lower, upper)
-            for f in range(1, rules.faces + 1)
-        }
-        rules.memo["joker_tiers"] = memo
-    return memo[face]
+    return rules.memoized("joker_tiers", _joker_tiers)[face]
+
+
+def _joker_tiers(rules: Rules) -> dict[int, tuple[tuple[int, ...], ...]]:
+    upper, lower = tables(rules).upper, tables(rules).lower
+    return {
+        f: (tuple(i for i in upper if rules.rows[i].combo.n == f), lower, upper)
+        for f in range(1, rules.faces + 1)
+    }
 
 
 def joker_rows(rules: Rules, face: int, open_rows: Collection[int]) -> frozenset[int]:

@@ -1,4 +1,4 @@
-"""Lookups the engine derives once per `Rules` and keeps in `rules.memo`.
+"""Lookups the engine derives once per `Rules` and keeps with them (`Rules.memoized`).
 
 They hold no rule of their own: which rows form the upper section, the extra-Yahtzee box and its
 Joker points are read from the rules' blocks; the actions are built once so that the legal-action
@@ -32,11 +32,7 @@ class Tables:
 
 def tables(rules: Rules) -> Tables:
     """The engine's lookups for `rules`, built on first use."""
-    found: Tables | None = rules.memo.get("tables")
-    if found is None:
-        found = _build(rules)
-        rules.memo["tables"] = found
-    return found
+    return rules.memoized("tables", _build)
 
 
 def _build(rules: Rules) -> Tables:

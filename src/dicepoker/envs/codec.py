@@ -72,11 +72,7 @@ class Layout:
 
 def layout(rules: Rules) -> Layout:
     """The layout of `rules`, built once and kept with the rules."""
-    found: Layout | None = rules.memo.get("envs_layout")
-    if found is None:
-        found = _build(rules)
-        rules.memo["envs_layout"] = found
-    return found
+    return rules.memoized("envs_layout", _build)
 
 
 def _build(rules: Rules) -> Layout:

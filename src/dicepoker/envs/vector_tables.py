@@ -103,11 +103,7 @@ class VectorTables:
 
 def vector_tables(rules: Rules) -> VectorTables:
     """The kernels' tables for `rules`, built once and kept with the rules."""
-    found: VectorTables | None = rules.memo.get("envs_vector_tables")
-    if found is None:
-        found = _build(rules)
-        rules.memo["envs_vector_tables"] = found
-    return found
+    return rules.memoized("envs_vector_tables", _build)
 
 
 def _build(rules: Rules) -> VectorTables:

@@ -8,9 +8,12 @@ types, so a new variant is a new value, never a change to the engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
+
+T = TypeVar("T")
 
 
 class Pattern(StrEnum):
@@ -180,3 +183,12 @@ class Rules:
 
     def row(self, row_id: str) -> Row:
         return self.rows[self.row_index[row_id]]
+
+    def memoized(self, key: str, build: Callable[[Rules], T]) -> T:
+        """`build(self)`, built on first use and kept with the rules under `key`: the rules never
+        change, so neither does what is derived from them (the engine's lookups, the planner's and
+        the environments' tables)."""
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = build(self)
+        return cast(T, found)
