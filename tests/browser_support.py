@@ -26,6 +26,7 @@ from playwright.sync_api import (
     ConsoleMessage,
     Dialog,
     Error,
+    FloatRect,
     Locator,
     Page,
     Route,
@@ -339,6 +340,21 @@ def wait_text(page: Page, selector: str, text: str, timeout: float = 15_000) -> 
     with contextlib.suppress(PlaywrightTimeoutError):
         page.wait_for_function(_TEXT_IS, arg=[selector, text], polling="raf", timeout=timeout)
     expect(page.locator(selector)).to_have_text(text, timeout=1_000)
+
+
+def box_of(locator: Locator, timeout: float = 10.0) -> FloatRect:
+    """`locator`'s bounding box, read again when the element was replaced as it was read.
+
+    In a game with rivals a `chances` message may follow any event and the page redraws the
+    table then: a one-shot `bounding_box()` that resolves the element just before the redraw
+    reads a detached element (None). The element the locator resolves to next is the new one.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        box = locator.bounding_box()
+        if box is not None:
+            return box
+        assert time.monotonic() < deadline, f"{locator} has no box"
 
 
 class Api:

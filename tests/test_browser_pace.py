@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_support import Api, OpenPerson, Person, TurnPlayer, people, screenshot, with_tokens
+from browser_support import (
+    Api,
+    OpenPerson,
+    Person,
+    TurnPlayer,
+    box_of,
+    people,
+    screenshot,
+    with_tokens,
+)
 from dicepoker.protocol import REACTIONS
 from dicepoker.web import pages
 from live_server import LiveServer
@@ -143,8 +152,8 @@ def test_the_turn_counter_and_the_tab_title_follow_the_turns(
 
 
 def _bubble_clear_of_the_sheet(page: Page) -> None:
-    bubble = page.locator(".reaction-bubble").first.bounding_box()
-    sheet = page.locator("#main-sheet").bounding_box()
+    bubble = box_of(page.locator(".reaction-bubble").first)
+    sheet = box_of(page.locator("#main-sheet"))
     assert bubble and sheet
     apart = (
         bubble["x"] + bubble["width"] <= sheet["x"]

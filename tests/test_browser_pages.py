@@ -22,6 +22,7 @@ from browser_support import (
     Person,
     Seat,
     TurnPlayer,
+    box_of,
     create_in_lobby,
     end_screen,
     number,
@@ -190,7 +191,7 @@ def test_phone_sized_table(server: LiveServer, api: Api, open_person: OpenPerson
     cell = page.locator("#main-sheet td.legal button.move:not(.side)").last
     cell.scroll_into_view_if_needed()
     expect(cell).to_be_in_viewport()
-    box = cell.bounding_box()
+    box = box_of(cell)
     assert box is not None and box["width"] >= 24 and box["height"] >= 24, box
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375 + 1, box
     action = cell.get_attribute("data-action")

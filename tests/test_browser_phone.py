@@ -13,7 +13,7 @@ from typing import Any, Final
 import pytest
 from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
-from browser_support import Api, OpenPerson, people, screenshot, with_tokens
+from browser_support import Api, OpenPerson, box_of, people, screenshot, with_tokens
 from live_server import LiveServer
 
 expect.set_options(timeout=15_000)
@@ -175,10 +175,10 @@ def test_toasts_never_cover_a_sheet(
     sheets = page.locator(".sheet-card")
     expect(sheets.first).to_be_visible()
     for t in range(3):
-        box = toasts.nth(t).bounding_box()
+        box = box_of(toasts.nth(t))
         assert box is not None
         for s in range(sheets.count()):
-            sheet = sheets.nth(s).bounding_box()
+            sheet = box_of(sheets.nth(s))
             if sheet is None:
                 continue
             assert not overlaps(box, sheet), (t, box, s, sheet)

@@ -25,7 +25,7 @@ from typing import Any, Final
 import pytest
 from playwright.sync_api import Page, Route, ViewportSize, WebSocketRoute, expect
 
-from browser_support import Api, OpenPerson, artifacts_dir, people, screenshot, with_tokens
+from browser_support import Api, OpenPerson, artifacts_dir, box_of, people, screenshot, with_tokens
 from dicepoker import i18n
 from live_server import LiveServer
 from ws_client import Player
@@ -179,7 +179,7 @@ def check_bars(page: Page, lang: str = "en") -> None:
         expect(meter).to_have_attribute("aria-valuemin", "0")
         expect(meter).to_have_attribute("aria-valuemax", "100")
         expect(meter).to_have_accessible_name(name_of.format(name=names[seat]))
-        box = meter.bounding_box()
+        box = box_of(meter)
         assert box is not None and box["width"] > 20 and box["height"] >= 2, box
         value = whole[seat]
         assert value is not None
@@ -327,14 +327,14 @@ def test_the_bars_do_not_move_the_layout(
     expect(page.locator("#turn-msg")).to_have_text("Ana is playing…")
     expect(page.locator("#players .player")).to_have_count(3)
     expect(page.locator(f"{METERS}:visible")).to_have_count(0)  # nothing to show yet
-    strip = page.locator("#players").bounding_box()
-    dice = page.locator("#dice").bounding_box()
+    strip = box_of(page.locator("#players"))
+    dice = box_of(page.locator("#dice"))
     ana, data = first_roll(server, api, game)
     try:
         wait_shows(page, whole_percents(data["win_probability"]))
         check_bars(page)
-        assert page.locator("#players").bounding_box() == strip
-        assert page.locator("#dice").bounding_box() == dice
+        assert box_of(page.locator("#players")) == strip
+        assert box_of(page.locator("#dice")) == dice
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         screenshot(page, f"winprob/first-roll-{size}", full_page=False)
         person.assert_clean()
@@ -405,7 +405,7 @@ def test_screenshots_of_the_bars(
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     cards = page.locator("#players .player")
     for seat in range(3):
-        box = cards.nth(seat).bounding_box()
+        box = box_of(cards.nth(seat))
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= SIZES[size]["width"]
     screenshot(page, f"winprob/table-{lang}-{size}", full_page=False)
     page.locator("#players").screenshot(
