@@ -396,3 +396,43 @@ def test_a_move_whose_commit_fails_leaves_no_chances_of_its_position() -> None:
         await master.close()
 
     asyncio.run(scenario())
+
+
+def test_a_move_whose_commit_errs_does_not_keep_its_position_from_being_judged() -> None:
+    class FailsOnce(MemoryStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fail = False
+
+        async def append(self, *args: Any, **kwargs: Any) -> None:
+            if self.fail:
+                self.fail = False
+                raise ConnectionError("the database went away")
+            await super().append(*args, **kwargs)
+
+    async def scenario() -> None:
+        store = FailsOnce()
+        never = asyncio.Event()
+
+        async def judged(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+            if state.rolls and not store.fail and state.dice != (1, 1, 1, 1, 1):
+                return (0.3, 0.7)
+            if state.rolls:
+                await never.wait()  # the failed move's position: still being judged
+            return (0.5, 0.5)
+
+        master = GameMaster(store, dice=SeededDice(3), forecast=judged)
+        await master.start()
+        live, _ = await master.create("poker-dice", {}, TWO, None)
+        store.fail = True
+        with pytest.raises(ConnectionError):
+            await master.act(live, 0, "roll", 0)
+        assert live.seq == 0  # nothing of it was kept
+        queue = master.broadcaster.subscribe(live)
+        assert await master.act(live, 0, "roll", 0) == 1  # the same seq, now committed
+        event = json.loads(queue.get_nowait())
+        assert event["win_probability"] == [0.3, 0.7]
+        never.set()
+        await master.close()
+
+    asyncio.run(scenario())

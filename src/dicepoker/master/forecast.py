@@ -68,7 +68,7 @@ def _ask(
     (marked in flight until the answer)."""
     key = (live.id, live.seq if seq is None else seq)
     _in_flight.add(key)
-    judging = asyncio.ensure_future(forecast(state or live.state, live.levels()))
+    judging = asyncio.ensure_future(forecast(live.state if state is None else state, live.levels()))
     judging.add_done_callback(lambda _: _in_flight.discard(key))
     return judging
 

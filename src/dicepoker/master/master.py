@@ -399,9 +399,11 @@ class GameMaster:
         foresight = foresee(self.forecast, live, after)  # judged while it is committed
         try:
             await self.store.append(live.id, live.seq, stored, status, person=person)
-        except ConflictError:
+        except BaseException as failed:
             if foresight is not None:
-                foresight.drop()
+                foresight.drop()  # not committed: its seq is judged once an event reaches it
+            if not isinstance(failed, ConflictError):
+                raise
             # Another process committed first: take its events, then refuse this intent. A
             # game deleted meanwhile (`dicepoker admin delete-game`) is over: forgotten here,
             # its bots and clocks stop, and nothing of it is written again.
