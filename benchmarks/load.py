@@ -18,7 +18,9 @@ and thought once), so that it measures the load, not the start of the processes.
 Prints: games, moves per second (people and bots), the intent-to-broadcast latency p50/p99 (from
 sending an intent to each of the game's sockets receiving its event, the actor's and, with two
 processes, the other process's), errors (refusals, lost connections, failed requests), and each
-server process's peak memory (VmHWM) and CPU time. `--json` prints the same as one JSON object.
+server process's peak memory (VmHWM, with its workers) and CPU time (its own, and its bot and
+forecast workers'). `--metrics` adds each server's own histograms over the measured period.
+`--json` prints the same as one JSON object.
 """
 
 from __future__ import annotations
@@ -82,8 +84,22 @@ class Server:
         return total / 1024
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _cpu_seconds(self.process.pid)
+
+    def workers_cpu_seconds(self) -> dict[int, float]:
+        """CPU seconds of each child process of the server now (its bot and forecast workers)."""
+        out = {}
+        for pid in _family(self.process.pid)[1:]:
+            try:
+                out[pid] = _cpu_seconds(pid)
+            except OSError:
+                continue  # ended meanwhile
+        return out
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _family(pid: int) -> list[int]:
@@ -372,6 +388,7 @@ async def drive(
         gc.disable()
         scrapes = [await scrape(client, server) for server in servers] if METRICS else []
         cpu_before = [server.cpu_seconds() for server in servers]
+        workers_before = [server.workers_cpu_seconds() for server in servers]
         driver_before = time.process_time()
         stats.measuring = True
         # Said on standard error, so that a profiler can be started on the servers now.
@@ -384,6 +401,10 @@ async def drive(
         gc.enable()
         elapsed = time.perf_counter() - start
         cpu = [s.cpu_seconds() - before for s, before in zip(servers, cpu_before, strict=True)]
+        workers_cpu = [
+            sum(now - was.get(pid, 0.0) for pid, now in s.workers_cpu_seconds().items())
+            for s, was in zip(servers, workers_before, strict=True)
+        ]
         driver_cpu = time.process_time() - driver_before
         if METRICS:
             after = [await scrape(client, server) for server in servers]
@@ -420,6 +441,8 @@ async def drive(
         "games_created": stats.games_created,
         "server_peak_memory_mb": [round(server.peak_memory_mb(), 1) for server in servers],
         "server_cpu_share": [round(c / elapsed, 2) for c in cpu],
+        # Their bot and forecast workers' (child processes), per server.
+        "workers_cpu_share": [round(c / elapsed, 2) for c in workers_cpu],
         "driver_cpu_share": round(driver_cpu / elapsed, 2),
         "driver_loop_lag_ms": {
             "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),
@@ -563,7 +586,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
     print(
         f"server peak memory {report['server_peak_memory_mb']} MiB, "
-        f"CPU share {report['server_cpu_share']} (the driver: {report['driver_cpu_share']})"
+        f"CPU share {report['server_cpu_share']}, their workers' {report['workers_cpu_share']} "
+        f"(the driver: {report['driver_cpu_share']})"
     )
     for n, figures in enumerate(report.get("server_side_ms", [])):
         said = ", ".join(

@@ -59,6 +59,7 @@ def test_small_load_run(processes: int) -> None:
     latency = report["latency_ms"]
     assert 0 <= latency["p50"] <= latency["p99"] <= latency["max"]
     assert all(0 < mb < 2000 for mb in report["server_peak_memory_mb"])
+    assert all(share >= 0 for share in report["workers_cpu_share"])
     if processes > 1:
         moves = report["moves"]
         for server in report["server_side_ms"]:
