@@ -48,6 +48,7 @@ from websockets.typing import Subprotocol
 
 from dicepoker.protocol import socket_protocols
 from dicepoker.server.store import create_database
+from load_metrics import histograms, scrape
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 COLUMNS = 3
@@ -386,7 +387,7 @@ async def drive(
         gc.collect()
         gc.freeze()
         gc.disable()
-        scrapes = [await scrape(client, server) for server in servers] if METRICS else []
+        scrapes = [await scrape(client, server.url) for server in servers] if METRICS else []
         cpu_before = [server.cpu_seconds() for server in servers]
         workers_before = [server.workers_cpu_seconds() for server in servers]
         driver_before = time.process_time()
@@ -407,7 +408,7 @@ async def drive(
         ]
         driver_cpu = time.process_time() - driver_before
         if METRICS:
-            after = [await scrape(client, server) for server in servers]
+            after = [await scrape(client, server.url) for server in servers]
             server_side = [histograms(a, b) for a, b in zip(scrapes, after, strict=True)]
         stop.set()
         await asyncio.gather(*tasks, watch, return_exceptions=True)
@@ -449,49 +450,6 @@ async def drive(
             "max": round(max(stats.driver_lag) * 1000, 1),
         },
     } | ({"server_side_ms": server_side} if METRICS else {})
-
-
-async def scrape(client: httpx.AsyncClient, server: Server) -> dict[str, dict[float, float]]:
-    """Each histogram's cumulative bucket counts on one server's /metrics (`--metrics`)."""
-    from prometheus_client.parser import text_string_to_metric_families
-
-    response = await client.get(server.url + "/metrics")
-    response.raise_for_status()
-    buckets: dict[str, dict[float, float]] = {}
-    for family in text_string_to_metric_families(response.text):
-        for sample in family.samples:
-            if sample.name.endswith("_bucket"):
-                bound = float(sample.labels["le"])
-                buckets.setdefault(family.name, {})[bound] = sample.value
-    return buckets
-
-
-def _bound_at(bounds: list[float], counts: list[float], share: float) -> float | None:
-    """The upper bound (ms) of the first bucket whose cumulative count holds `share` of all."""
-    total = counts[-1] if counts else 0.0
-    for bound, count in zip(bounds, counts, strict=True):
-        if total and count >= share * total:
-            return bound * 1000
-    return None
-
-
-def histograms(
-    before: dict[str, dict[float, float]], after: dict[str, dict[float, float]]
-) -> dict[str, dict[str, float | None]]:
-    """Count, p50 and p99 (as the upper bound of the bucket that holds them, in ms) of what each
-    histogram recorded between two scrapes: where a server's own time goes."""
-    figures: dict[str, dict[str, float | None]] = {}
-    for name, counts in after.items():
-        bounds = sorted(counts)
-        delta = [counts[b] - before.get(name, {}).get(b, 0.0) for b in bounds]
-        total = delta[-1] if delta else 0.0
-        short = name.removeprefix("dicepoker_").removesuffix("_seconds")
-        figures[short] = {
-            "count": total,
-            "p50_le": _bound_at(bounds, delta, 0.5),
-            "p99_le": _bound_at(bounds, delta, 0.99),
-        }
-    return figures
 
 
 def free_port() -> int:

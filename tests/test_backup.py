@@ -139,7 +139,12 @@ def test_a_backup_taken_while_serving_restores_to_a_server_that_continues_every_
         player = Player(server.ws_url, rated["id"], rated["seats"][0]["token"])
         play_to_end(player)
         player.close()
-        page = server.wait_for("/api/players/Ana", lambda p: bool(p["ratings"]))
+        # Her rating and the game's result (score, place) are written after the game ends, one
+        # after the other: the page is read once both are there.
+        page = server.wait_for(
+            "/api/players/Ana",
+            lambda p: bool(p["ratings"]) and all(g["score"] is not None for g in p["games"]),
+        )
 
         people = [{"kind": "human", "name": "Bea"}, {"kind": "human", "name": "Cid"}]
         unfinished = create(

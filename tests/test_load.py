@@ -61,10 +61,10 @@ def test_small_load_run(processes: int) -> None:
     assert all(0 < mb < 2000 for mb in report["server_peak_memory_mb"])
     assert all(share >= 0 for share in report["workers_cpu_share"])
     if processes > 1:
-        moves = report["moves"]
         for server in report["server_side_ms"]:
             assert set(server) >= {"intent_broadcast", "db_commit", "event_loop_lag"}
-            assert 0 < server["intent_broadcast"]["count"] <= moves
+            # (read just outside the driver's measured period, so not compared with its moves)
+            assert server["intent_broadcast"]["count"] > 0 and server["db_commit"]["count"] > 0
             assert server["event_loop_lag"]["count"] > 0
             p50, p99 = server["event_loop_lag"]["p50_le"], server["event_loop_lag"]["p99_le"]
             assert p50 is not None and p99 is not None and 0 < p50 <= p99

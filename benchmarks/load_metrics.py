@@ -1,0 +1,50 @@
+"""The servers' own figures for `benchmarks/load.py --metrics`: each histogram of a server's
+`/metrics` (dicepoker.server.metrics) read before and after the measured period, and what it
+recorded in between as a count, a p50 and a p99 (the upper bounds of the buckets that hold
+them): where a server's own time goes, beside the latency the driver measures."""
+
+from __future__ import annotations
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+
+async def scrape(client: httpx.AsyncClient, url: str) -> dict[str, dict[float, float]]:
+    """Each histogram's cumulative bucket counts on one server's /metrics (`--metrics`)."""
+    response = await client.get(url + "/metrics")
+    response.raise_for_status()
+    buckets: dict[str, dict[float, float]] = {}
+    for family in text_string_to_metric_families(response.text):
+        for sample in family.samples:
+            if sample.name.endswith("_bucket"):
+                bound = float(sample.labels["le"])
+                buckets.setdefault(family.name, {})[bound] = sample.value
+    return buckets
+
+
+def _bound_at(bounds: list[float], counts: list[float], share: float) -> float | None:
+    """The upper bound (ms) of the first bucket whose cumulative count holds `share` of all."""
+    total = counts[-1] if counts else 0.0
+    for bound, count in zip(bounds, counts, strict=True):
+        if total and count >= share * total:
+            return bound * 1000
+    return None
+
+
+def histograms(
+    before: dict[str, dict[float, float]], after: dict[str, dict[float, float]]
+) -> dict[str, dict[str, float | None]]:
+    """Count, p50 and p99 (as the upper bound of the bucket that holds them, in ms) of what each
+    histogram recorded between two scrapes: where a server's own time goes."""
+    figures: dict[str, dict[str, float | None]] = {}
+    for name, counts in after.items():
+        bounds = sorted(counts)
+        delta = [counts[b] - before.get(name, {}).get(b, 0.0) for b in bounds]
+        total = delta[-1] if delta else 0.0
+        short = name.removeprefix("dicepoker_").removesuffix("_seconds")
+        figures[short] = {
+            "count": total,
+            "p50_le": _bound_at(bounds, delta, 0.5),
+            "p99_le": _bound_at(bounds, delta, 0.99),
+        }
+    return figures
