@@ -125,14 +125,11 @@ async def judge(
     `late` tells them, so a move is never held up for long by a busy worker; a position left
     unjudged is judged again when a forecast finishes (`_unjudged`)."""
     seq = live.seq
-    ours = foresight is not None and foresight.seq == seq
-    if forecast is None or len(live.state.players) < 2:
+    ours = foresight if foresight is not None and foresight.seq == seq else None
+    if forecast is None or len(live.state.players) < 2 or (ours is None and _judged_now(live)):
         return
-    if not ours and _judged_now(live):
-        return
-    if foresight is not None and ours:
-        judging = foresight.judging
-        asked = foresight.since
+    if ours is not None:
+        judging, asked = ours.judging, ours.since
     else:
         judging = _ask(forecast, live)
         asked = time.perf_counter()
