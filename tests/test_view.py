@@ -3,9 +3,11 @@ validates and reads back exactly, absent parts stay absent, and the cache change
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import random
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -141,3 +143,26 @@ def test_sheets_are_written_once_and_the_same_each_time() -> None:
     sheet = view.sheets[0]
     assert isinstance(sheet, SheetView)
     assert json.loads(sheet.to_json()) == json.loads(first)["sheets"][0]
+
+
+def test_a_game_s_kept_views_take_tens_of_kilobytes_not_hundreds() -> None:
+    """What a server keeps per game between events (its `ViewCache`, with the JSON of each sheet
+    and row written once): a 2-player School game of 3 columns, midway. The JSON kept is copied
+    to its own size (orjson's bytes keep a buffer of 4 KiB or more: 190 KiB a game), and models
+    given every field share one set of their names."""
+    positions = [states("school", 2, seed=seed)[60] for seed in range(40)]
+    assert all(position.rules.columns == 3 for position in positions)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        caches = []
+        for position in positions:
+            cache = ViewCache()
+            game_view(position, cache).to_json()
+            caches.append(cache)
+        gc.collect()
+        per_game = (tracemalloc.get_traced_memory()[0] - before) / len(positions)
+    finally:
+        tracemalloc.stop()
+    assert 10_000 < per_game < 80_000

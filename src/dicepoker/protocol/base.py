@@ -57,6 +57,10 @@ class Wire(BaseModel):
     #: Every field in declaration order with its default (None for a required one): `build`
     #: fills what it is not given from here, keeping the fields' order.
     _template: ClassVar[dict[str, Any]] = {}
+    #: The set of every field's name, shared by the models `build` gives every field (most of
+    #: them: a set is 200 bytes, and a game's views keep over a hundred models). Never changed
+    #: in place: pydantic copies a model's set before it adds to it (`model_copy`).
+    _all_fields: ClassVar[set[str]] = set()
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -65,6 +69,7 @@ class Wire(BaseModel):
             name: None if field.default is PydanticUndefined else field.default
             for name, field in cls.model_fields.items()
         }
+        cls._all_fields = set(cls._template)
 
     @classmethod
     def build(cls, **values: Any) -> Self:
@@ -73,8 +78,12 @@ class Wire(BaseModel):
         (models, lists, dicts, tuples, plain scalars), as `model_construct` expects."""
         model = cls.__new__(cls)
         template = cls._template
-        _set(model, "__dict__", values if len(values) == len(template) else template | values)
-        _set(model, "__pydantic_fields_set__", set(values))
+        if len(values) == len(template):
+            _set(model, "__dict__", values)
+            _set(model, "__pydantic_fields_set__", cls._all_fields)
+        else:
+            _set(model, "__dict__", template | values)
+            _set(model, "__pydantic_fields_set__", set(values))
         _set(model, "__pydantic_extra__", None)
         _set(model, "__pydantic_private__", None)
         return model
@@ -130,7 +139,10 @@ def _fields(model: Any) -> Any:
         try:
             return object.__getattribute__(model, "_json")
         except AttributeError:
-            text = orjson.Fragment(orjson.dumps(_set_fields(model), default=_fields))
+            # A copy of exactly its size: the bytes orjson returns keep the whole buffer it
+            # wrote into (4 KiB at least), and a game keeps some sixty of these.
+            written = orjson.dumps(_set_fields(model), default=_fields)
+            text = orjson.Fragment(bytes(memoryview(written)))
             _set(model, "_json", text)
             return text
     if extra:  # a record's own keys
