@@ -8,7 +8,7 @@ with the game's next `seq`, so a lost or late bus message can only delay a proce
 catches up from the store.
 
 Bots and turn clocks must act once, not once per process: a process drives a game's bots and
-clock only while it holds the game's lease (`claim`, renewed at each action); when its holder
+clock only while it holds the game's lease (`claim`, renewed as it acts); when its holder
 dies the lease runs out and another process takes over.
 """
 

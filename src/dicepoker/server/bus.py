@@ -2,9 +2,9 @@
 
 Every committed event is published on the game's channel (`redis.asyncio` pub/sub), and every
 process that holds the game applies it and tells its own WebSocket clients; leases (who drives a
-game's bots and clock) are Redis keys with an expiry, renewed at each action. What a bus is for
-and why a lost message only delays a process: dicepoker.master.bus. One process needs no Redis
-(`LocalBus`).
+game's bots and clock) are Redis keys with an expiry, renewed at an action once half a lease
+has passed since the last renewal. What a bus is for and why a lost message only delays a
+process: dicepoker.master.bus. One process needs no Redis (`LocalBus`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -52,16 +53,23 @@ class RedisBus:
 
     shared = True
 
-    def __init__(self, url: str, lease_ms: int = LEASE_MS) -> None:
+    def __init__(
+        self, url: str, lease_ms: int = LEASE_MS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         import redis.asyncio as redis
 
         self.url = url
         self.lease_ms = lease_ms
+        self.clock = clock
         self.process_id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self.client = redis.Redis.from_url(url, socket_connect_timeout=5)
         self._claim = self.client.register_script(_CLAIM)
         self._release = self.client.register_script(_RELEASE)
         self._held: set[str] = set()  # games whose lease this process took
+        # Per game whose lease we took: until when (`clock`) it is surely still ours,
+        # half the lease after we asked for it. A bot acts every second or two and would
+        # otherwise ask Redis each time; the lease is renewed at least every half lease.
+        self._sure_until: dict[str, float] = {}
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._handling: set[asyncio.Task[None]] = set()
@@ -88,6 +96,7 @@ class RedisBus:
         graceful stop the other processes take its games' bots over at once (and clocks at their
         next look), not when the leases expire."""
         held, self._held = self._held, set()
+        self._sure_until.clear()
         for game_id in held:
             try:
                 if await self._release(keys=[LEASE + game_id], args=[self.process_id]):
@@ -103,6 +112,9 @@ class RedisBus:
             log.warning("redis publish for game %s failed: %s", game_id, exc)
 
     async def claim(self, game_id: str) -> bool:
+        asked = self.clock()
+        if self._sure_until.get(game_id, 0.0) > asked:
+            return True  # Redis set it to expire a whole lease after `asked` at the earliest
         try:
             held = bool(
                 await self._claim(keys=[LEASE + game_id], args=[self.process_id, self.lease_ms])
@@ -112,8 +124,12 @@ class RedisBus:
             return False
         if held:
             self._held.add(game_id)
+            if len(self._sure_until) >= 2 * len(self._held) + 64:  # games gone meanwhile
+                self._sure_until = {g: t for g, t in self._sure_until.items() if t > asked}
+            self._sure_until[game_id] = asked + self.lease_ms / 2000
         else:
             self._held.discard(game_id)
+            self._sure_until.pop(game_id, None)
         return held
 
     async def _read(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
