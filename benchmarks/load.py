@@ -17,7 +17,9 @@ and thought once), so that it measures the load, not the start of the processes.
 
 Prints: games, moves per second (people and bots), the intent-to-broadcast latency p50/p99 (from
 sending an intent to each of the game's sockets receiving its event, the actor's and, with two
-processes, the other process's), errors (refusals, lost connections, failed requests), and each
+processes, the other process's), how many events came with their position's chances of winning
+and how many had them after (a `chances` message), errors (refusals, lost connections, failed
+requests), and each
 server process's peak memory (VmHWM, with its workers) and CPU time (its own, and its bot and
 forecast workers'). `--metrics` adds each server's own histograms over the measured period.
 `--json` prints the same as one JSON object.
@@ -170,6 +172,10 @@ class Stats:
     games_running: set[str] = field(default_factory=set)  # games that ran the whole period
     under_way: set[str] = field(default_factory=set)  # games whose second seat has moved
     driver_lag: list[float] = field(default_factory=list)  # the driver's own event-loop delays
+    # Of the events the first socket of each game saw: those that came with the position's
+    # chances, and the chances messages that followed an event told without them.
+    judged: int = 0
+    judged_late: int = 0
     measuring: bool = False
 
 
@@ -230,8 +236,11 @@ class Person:
                             self.stats.latencies.append(now - sent)
                         if self.counts and self.stats.measuring:
                             self.stats.moves += 1
+                            self.stats.judged += "win_probability" in message
                             per_game = self.stats.per_game
                             per_game[self.game_id] = per_game.get(self.game_id, 0) + 1
+                    elif kind == "chances":
+                        self.stats.judged_late += self.counts and self.stats.measuring
                     elif kind == "error":
                         self.stats.errors.append(f"{message['code']}: {message['message']}")
                     if "state" not in message or "seq" not in message:
@@ -426,6 +435,8 @@ async def drive(
         "moves": stats.moves,
         "moves_per_second": round(stats.moves / elapsed, 1),
         "deliveries_measured": len(latencies),
+        "events_with_chances": stats.judged,
+        "chances_after_the_event": stats.judged_late,
         # A game whose bot or server side stopped would show here as a game with no moves.
         "fewest_moves_in_a_game": min(
             (stats.per_game.get(game_id, 0) for game_id in stats.games_running), default=0
@@ -541,6 +552,12 @@ def main(argv: list[str] | None = None) -> None:
         f"intent -> broadcast latency over {report['deliveries_measured']} deliveries: "
         f"p50 {latency['p50']} ms, p99 {latency['p99']} ms, max {latency['max']} ms"
     )
+    if report["chances"]:
+        moves = max(report["moves"], 1)
+        print(
+            f"chances: {100 * report['events_with_chances'] / moves:.0f}% of the events came with "
+            f"them, {100 * report['chances_after_the_event'] / moves:.0f}% had them after"
+        )
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
     print(
         f"server peak memory {report['server_peak_memory_mb']} MiB, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable, Coroutine
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -369,6 +370,32 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
                 await pool.choose("g", state.seat, "greedy", state)
             action = await pool.choose("g", state.seat, "greedy", state)
             assert action in legal_actions(state)
+        finally:
+            pool.close()
+
+    run(scenario)
+
+
+def test_the_forecast_worker_yields_the_machine_to_the_server() -> None:
+    """The forecasts' worker runs nicer than the server (moves first on a busy machine), the bot
+    workers as nice as it; both answer."""
+
+    async def scenario() -> None:
+        from dicepoker.engine import new_game
+        from dicepoker.rules import get_rules
+        from dicepoker.server.botpool import FORECAST_NICE, BotPool
+
+        pool = BotPool(1)
+        try:
+            state = new_game(get_rules("poker-dice"), ["a", "b"])
+            await pool.choose("g", 0, "greedy", state)
+            chances = await pool.forecast(state, (None, None))
+            assert chances is None or abs(sum(chances) - 1) < 1e-9  # None: tables loading
+            mine = os.getpriority(os.PRIO_PROCESS, 0)
+            (bots,) = pool._pool()._processes
+            (judge,) = pool._judge()._processes
+            assert os.getpriority(os.PRIO_PROCESS, bots) == mine
+            assert os.getpriority(os.PRIO_PROCESS, judge) == min(mine + FORECAST_NICE, 19)
         finally:
             pool.close()
 

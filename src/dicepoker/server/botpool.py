@@ -29,6 +29,12 @@ T = TypeVar("T")
 
 # Bots kept in a worker: one per game seat that moved lately (the oldest are dropped).
 KEEP_BOTS = 4096
+# How much nicer than the server its forecast worker runs. On a busy machine the moves come
+# first: a forecast that waits is told later or not at all (the bars keep their values), a move
+# that waits is felt by every player. Measured (benchmarks/load.py, 1,000 games, 2 processes on
+# this 2-core machine): intent-to-broadcast p50 70 -> 25 ms, p99 about 550 -> 250 ms, with as
+# many positions judged (a third, on or after their event).
+FORECAST_NICE = 10
 
 _bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 _rules: dict[str, Any] = {}
@@ -91,7 +97,7 @@ class BotPool:
 
     def _judge(self) -> ProcessPoolExecutor:
         if self._judging is None:
-            self._judging = _spawn(1)
+            self._judging = _spawn(1, FORECAST_NICE)
         return self._judging
 
     async def choose(self, game_id: str, seat: int, level: str, state: GameState) -> Action:
@@ -152,11 +158,17 @@ class BotPool:
             self._judging = None
 
 
-def _spawn(workers: int) -> ProcessPoolExecutor:
-    """Worker processes, spawned, each bound to die with this process."""
+def _spawn(workers: int, nice: int = 0) -> ProcessPoolExecutor:
+    """Worker processes, spawned, each bound to die with this process, `nice` nicer than it."""
     return ProcessPoolExecutor(
         workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=die_with_parent,
-        initargs=(os.getpid(), signal.SIGKILL),
+        initializer=_start_worker,
+        initargs=(os.getpid(), nice),
     )
+
+
+def _start_worker(parent: int, nice: int) -> None:
+    die_with_parent(parent, signal.SIGKILL)
+    if nice:
+        os.nice(nice)
