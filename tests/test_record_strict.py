@@ -203,6 +203,7 @@ def test_replay_json_prints_the_record_and_the_view(tmp_path: Path) -> None:
     assert json.loads(result.stdout) == json.loads(printed.to_json())
     assert printed.finished is False
     assert printed.totals == [player.total for player in printed.state.players]
+    assert printed.players == printed.state.players
     assert printed.variant == "school" and printed.options == {"columns": 3}
     assert printed.reserve == [sheet.breakdown.reserve for sheet in printed.state.sheets]
     assert printed.bonuses == [list(sheet.bonuses) for sheet in printed.state.sheets]
@@ -222,7 +223,20 @@ def test_replay_json_gives_every_fact_of_each_example_s_expected_result() -> Non
         for key, value in expected.items():
             assert printed[key] == value, (source.name, key)
         seats = len(printed["record"]["players"])
-        for key in ("totals", "reserve", "zeros", "strikes", "bonuses", "upper_bonus", "jokers"):
+        # Each player with its name, total and place, as a script reading a result expects.
+        players = printed["players"]
+        assert [p["name"] for p in players] == printed["record"]["players"], source.name
+        assert [p["total"] for p in players] == expected["totals"], source.name
+        for key in (
+            "players",
+            "totals",
+            "reserve",
+            "zeros",
+            "strikes",
+            "bonuses",
+            "upper_bonus",
+            "jokers",
+        ):
             assert len(printed[key]) == seats, (source.name, key)
 
 

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field, JsonValue
 
 from dicepoker.protocol.base import Wire
-from dicepoker.protocol.view import Bonus, GameView
+from dicepoker.protocol.view import Bonus, GameView, PlayerView
 
 
 class _Open(Wire):
@@ -52,14 +52,16 @@ class Replayed(Wire):
     as the example records' `NAME.expected.json` give them, the result's facts at the top level
     (variant, options, whether the game is over, and per seat in seat order the totals, reserve,
     zeros, strikes, stars earned, upper and Yahtzee bonuses and Joker uses), so that a script
-    compares a replay with an expected result key by key. A fact that does not apply to a
-    variant is 0 (or no stars) for every seat."""
+    compares a replay with an expected result key by key, and `players`, each seat's name, total
+    and place as the view gives them. A fact that does not apply to a variant is 0 (or no stars)
+    for every seat."""
 
     record: Record
     state: GameView
     variant: str
     options: dict[str, JsonValue]
     finished: bool
+    players: list[PlayerView] = Field(description="per seat: name, total, place (the view's)")
     totals: list[int]
     reserve: list[int]
     zeros: list[int]
@@ -82,6 +84,7 @@ class Replayed(Wire):
             variant=view.rules.variant,
             options=dict(view.rules.options),
             finished=view.finished,
+            players=list(view.players),
             totals=[player.total for player in view.players],
             reserve=[part.reserve for part in parts],
             zeros=[part.zeros for part in parts],
