@@ -14,10 +14,14 @@ grid around them (`DEFICIT_STEPS` x `SPREAD_STEPS`) as the one whose predictions
 chances on positions of those same games (every `SAMPLE_EVERY`-th) are best calibrated: the
 least sum over the deciles of the squared gap between prediction and outcome over its squared
 standard error (`calibration_error`, the games as the units). `--skill-levels` fits only the
-levels named. It writes `src/dicepoker/winprob/data/skill.json` (the levels and pools of the
-file that this run did not measure are kept; `measured` says how many games each level had and
-which levels were chosen for calibration). The expert-against-greedy calibration reads those
-figures, on other dice.
+levels named. Then the level's own rest (`winprob.skill.rest_mixture`): at each sampled
+position, the level's final total less the expert's expected final total from there, gathered
+by the level's turns left (with the nearest numbers of turns left while fewer than
+`REST_COUNT`), cut into `REST_SLICES` slices. A level with a rest is judged by it (the deficit
+and spread remain for a sheet longer than the rest measured). It writes
+`src/dicepoker/winprob/data/skill.json` (the levels and pools of the file that this run did not
+measure are kept; `measured` says how many games each level had and which levels were chosen
+for calibration). The expert-against-greedy calibration reads those figures, on other dice.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from dicepoker.dice import SeededDice
 from dicepoker.engine import GameState, ranking, totals
 from dicepoker.ratings import pool_of
 from dicepoker.simulate import play_game
+from dicepoker.winprob.skill import Rest, rest_mixture
 from winprob import (
     EXPERT,
     SKILL,
@@ -60,6 +65,10 @@ SPREAD_STEPS = (1.15, 1.0, 0.85, 0.7, 0.55)
 SAMPLE_EVERY = 3
 #: The fewest predictions a decile needs to count in the refinement's calibration error.
 FIT_COUNT = 100
+#: A level's rest: the slices of its residuals per number of turns left, and the fewest
+#: residuals a number of turns left takes (its neighbours' are added while it has fewer).
+REST_SLICES = 10
+REST_COUNT = 400
 
 
 @dataclass
@@ -70,6 +79,7 @@ class SkillGames:
     pairs: list[tuple[int, int]]
     samples: list[tuple[GameState, int, float]]
     game: list[int]  # each sample's game (its seed)
+    finals: list[int]  # each sample's final total of the level's seat
 
 
 def _keeper(into: list[GameState]) -> Callable[[GameState, str], None]:
@@ -80,7 +90,7 @@ def _keeper(into: list[GameState]) -> Callable[[GameState, str], None]:
 def play_skill(variant: str, levels: tuple[str, str], seeds: list[int]) -> SkillGames:
     """Games of `levels[0]` against `levels[1]` (seats alternating by seed)."""
     rules = rules_for(variant)
-    out = SkillGames([], [], [])
+    out = SkillGames([], [], [], [])
     for seed in seeds:
         first = seed % 2 == 0
         order = levels if first else levels[::-1]
@@ -96,7 +106,46 @@ def play_skill(variant: str, levels: tuple[str, str], seeds: list[int]) -> Skill
         sampled = seen[::SAMPLE_EVERY]
         out.samples.extend((state, seat, share) for state in sampled)
         out.game.extend([seed] * len(sampled))
+        out.finals.extend([scores[seat]] * len(sampled))
     return out
+
+
+def residuals(
+    samples: list[tuple[GameState, int, float]], finals: list[int]
+) -> list[tuple[int, float]]:
+    """Per sample with turns left: (the level's turns left, its final total less the expert's
+    expected final total from there)."""
+    out = []
+    for (state, seat, _share), final in zip(samples, finals, strict=True):
+        left = winprob.turns_left(state, seat)
+        mine = winprob.seat_distributions(state)[seat]
+        if left > 0 and mine is not None:
+            out.append((left, final - float((mine.weights * mine.means).sum())))
+    return out
+
+
+def fit_rest(cells: int, games: SkillGames, pool: ProcessPoolExecutor, workers: int) -> list[Rest]:
+    """The level's rest per turns left 1 to `cells` (`winprob.skill.rest_mixture`): the
+    residuals with that many turns left, and those of the nearest numbers of turns left while
+    fewer than `REST_COUNT`."""
+    size = max(1, math.ceil(len(games.samples) / (workers * 3)))
+    parts = [
+        pool.submit(residuals, games.samples[i : i + size], games.finals[i : i + size])
+        for i in range(0, len(games.samples), size)
+    ]
+    by_left: dict[int, list[float]] = {}
+    for part in parts:
+        for left, residual in part.result():
+            by_left.setdefault(left, []).append(residual)
+    rest = []
+    for left in range(1, cells + 1):
+        found = list(by_left.get(left, []))
+        near = 1
+        while len(found) < REST_COUNT and near < cells:
+            found += by_left.get(left - near, []) + by_left.get(left + near, [])
+            near += 1
+        rest.append(rest_mixture(found, REST_SLICES))
+    return rest
 
 
 def level_chances(
@@ -175,6 +224,7 @@ def fit_skill(
     size = max(1, math.ceil(games / (workers * 3)))
     chunks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
     pools: dict[str, dict[str, list[float]]] = {}
+    rests: dict[str, dict[str, list[Rest]]] = {}
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         jobs = {
             (variant, level): [
@@ -185,12 +235,13 @@ def fit_skill(
         }
         for (variant, level), parts in jobs.items():
             rules = rules_for(variant)
-            played = SkillGames([], [], [])
+            played = SkillGames([], [], [], [])
             for job in parts:
                 part = job.result()
                 played.pairs.extend(part.pairs)
                 played.samples.extend(part.samples)
                 played.game.extend(part.game)
+                played.finals.extend(part.finals)
             pairs = np.array(played.pairs, dtype=np.float64)
             expert, theirs = pairs[:, 0], pairs[:, 1]
             deficit = float((expert - theirs).mean()) / rules.cells
@@ -201,6 +252,7 @@ def fit_skill(
             )
             name = pool_of(rules)
             pools.setdefault(name, {})[level] = [round(fitted, 4), round(scaled, 4)]
+            rests.setdefault(name, {})[level] = fit_rest(rules.cells, played, pool, workers)
             print(
                 f"skill {name:<11} {level:<12} moments: deficit {deficit:7.3f} +- {se:.3f} "
                 f"points a turn, spread x{spread:.3f} (means {expert.mean():.1f} vs "
@@ -220,6 +272,9 @@ def fit_skill(
         counts[name] = known | dict.fromkeys(found, games)
         refined[name] = sorted(set(refined.get(name, [])) | set(found))
     merged = {name: old.get("pools", {}).get(name, {}) | found for name, found in pools.items()}
+    rests_merged = {
+        name: old.get("rests", {}).get(name, {}) | found for name, found in rests.items()
+    }
     data = {
         "about": (
             "Handicap of each level per rating pool (dicepoker.winprob.skill): [deficit, spread], "
@@ -229,9 +284,12 @@ def fit_skill(
             "the calibration of the level's chances of winning in those games "
             "(benchmarks/winprob.py --fit-skill; measured.games: the games per pool and level; "
             "measured.refined: the levels chosen for calibration, the others by the moments "
-            "alone)."
+            "alone). rests: per pool and level, the level's rest per turns left 1 to the "
+            "sheet's cells, [weights, offsets, spreads] of a mixture of normals around the "
+            "expert's expected final total (slices of the residuals of those games)."
         ),
         "pools": old.get("pools", {}) | merged,
+        "rests": old.get("rests", {}) | rests_merged,
         "measured": {
             "how": "2-player games expert against the level, seats alternating, default options",
             "date": datetime.date.today().isoformat(),

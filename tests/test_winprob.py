@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicepoker.winprob import win_probability
-from dicepoker.winprob.mixture import ScoreDistribution, win_chances
-from dicepoker.winprob.skill import Handicap, handicapped
+from dicepoker.winprob.mixture import ScoreDistribution, normal_cdf, win_chances
+from dicepoker.winprob.skill import Handicap, handicap, handicapped, rest_mixture
 from support import start
 
 Exact = ScoreDistribution.exact
@@ -123,6 +123,47 @@ def test_a_handicap_lowers_the_mean_by_the_turns_left_and_scales_the_spread() ->
     assert worse.mean == pytest.approx(180.0) and worse.sd == pytest.approx(30.0)
     assert handicapped(dist, 0, Handicap(4.0, 1.5)) is dist
     assert handicapped(dist, 5, Handicap()) is dist
+
+
+def test_a_measured_rest_replaces_the_expert_s_spread_around_its_expected_total() -> None:
+    """With its rest measured, a level's final total is the expert's expected one plus the
+    level's own residuals with as many turns left: their mean, their spread and their tail."""
+    rng = np.random.default_rng(3)
+    # A long tail of misses: mostly a few points short, sometimes forty.
+    residuals = np.where(rng.random(4000) < 0.2, -40.0, -3.0) + rng.normal(0, 2, 4000)
+    rest = rest_mixture(residuals.tolist(), 10)
+    assert sum(rest[0]) == pytest.approx(1.0)
+    assert list(rest[1]) == sorted(rest[1])  # slices of the residuals, sorted
+    hand = Handicap(4.0, 1.5, (rest, rest))
+    expert = ScoreDistribution.mixture([0.5, 0.5], [190, 210], [15, 15])
+    level = handicapped(expert, 2, hand)
+    assert level.mean == pytest.approx(200 + residuals.mean(), abs=0.01)
+    assert level.sd == pytest.approx(residuals.std(), rel=0.05)
+    below = sum(
+        w * normal_cdf((200 - 30 - m) / s)
+        for w, m, s in zip(level.weights, level.means, level.sds, strict=True)
+    )
+    assert below == pytest.approx(np.mean(residuals < -30), abs=0.02)
+    # Beyond the turns measured, the deficit and the spread.
+    beyond = handicapped(expert, 3, hand)
+    assert beyond.mean == pytest.approx(200 - 12)
+    assert handicapped(expert, 0, hand) is expert
+
+
+@pytest.mark.parametrize("variant", ["yahtzee", "yahtzee15", "poker-dice"])
+def test_greedy_s_rest_is_measured_for_every_turn_of_the_sheet(variant: str) -> None:
+    """The file's greedy has a rest for every number of turns left, each a mixture below the
+    expert (greedy scores less), wider the more turns are left."""
+    state = start(variant, 2)
+    hand = handicap(state.rules, "greedy")
+    assert len(hand.rest) == state.rules.cells
+    means = [float(np.dot(w, m)) for w, m, _s in hand.rest]
+    assert all(mean < 0 for mean in means)
+    spreads = [
+        float(np.sqrt(np.dot(w, np.square(s) + np.square(np.asarray(m) - mean))))
+        for (w, m, s), mean in zip(hand.rest, means, strict=True)
+    ]
+    assert spreads[-1] > spreads[0]
 
 
 def test_solitaire_has_none_and_a_finished_game_gives_its_winner_all() -> None:
