@@ -120,7 +120,7 @@ def residuals(
         left = winprob.turns_left(state, seat)
         mine = winprob.seat_distributions(state)[seat]
         if left > 0 and mine is not None:
-            out.append((left, final - float((mine.weights * mine.means).sum())))
+            out.append((left, final - mine.mean))
     return out
 
 

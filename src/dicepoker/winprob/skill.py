@@ -104,8 +104,7 @@ def handicapped(dist: ScoreDistribution, turns_left: int, hand: Handicap) -> Sco
         return dist
     if turns_left <= len(hand.rest):
         weights, offsets, spreads = hand.rest[turns_left - 1]
-        expected = float((dist.weights * dist.means).sum())
-        return ScoreDistribution.mixture(weights, np.asarray(offsets) + expected, spreads)
+        return ScoreDistribution.mixture(weights, np.asarray(offsets) + dist.mean, spreads)
     return ScoreDistribution(
         dist.weights,
         dist.means - hand.deficit * turns_left,
