@@ -19,9 +19,9 @@ Prints: games, moves per second (people and bots), the intent-to-broadcast laten
 sending an intent to each of the game's sockets receiving its event, the actor's and, with two
 processes, the other process's), how many events came with their position's chances of winning
 and how many had them after (a `chances` message), errors (refusals, lost connections, failed
-requests), and each
-server process's peak memory (VmHWM, with its workers) and CPU time (its own, and its bot and
-forecast workers'). `--metrics` adds each server's own histograms over the measured period.
+requests), and each server process's peak memory (VmHWM, with its workers) and CPU time (its
+own, and its bot and forecast workers'). `--metrics` adds each server's own histograms over the
+measured period.
 `--json` prints the same as one JSON object.
 """
 

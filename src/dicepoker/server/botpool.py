@@ -169,6 +169,7 @@ def _spawn(workers: int, nice: int = 0) -> ProcessPoolExecutor:
 
 
 def _start_worker(parent: int, nice: int) -> None:
+    """In a new worker: die with `parent`, and yield the machine to it by `nice`."""
     die_with_parent(parent, signal.SIGKILL)
     if nice:
         os.nice(nice)
