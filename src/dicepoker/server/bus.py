@@ -65,11 +65,11 @@ class RedisBus:
         self.client = redis.Redis.from_url(url, socket_connect_timeout=5)
         self._claim = self.client.register_script(_CLAIM)
         self._release = self.client.register_script(_RELEASE)
-        self._held: set[str] = set()  # games whose lease this process took
-        # Per game whose lease we took: until when (`clock`) it is surely still ours,
-        # half the lease after we asked for it. A bot acts every second or two and would
-        # otherwise ask Redis each time; the lease is renewed at least every half lease.
-        self._sure_until: dict[str, float] = {}
+        # The games whose lease this process took, each with the time (`clock`) until which it
+        # is surely still ours: half the lease after we last asked for it. A bot acts every
+        # second or two and would otherwise ask Redis each time; the lease is renewed at least
+        # every half lease.
+        self._held: dict[str, float] = {}
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._handling: set[asyncio.Task[None]] = set()
@@ -95,8 +95,7 @@ class RedisBus:
         """Give back every lease this process holds and say so on each game's channel: on a
         graceful stop the other processes take its games' bots over at once (and clocks at their
         next look), not when the leases expire."""
-        held, self._held = self._held, set()
-        self._sure_until.clear()
+        held, self._held = self._held, {}
         for game_id in held:
             try:
                 if await self._release(keys=[LEASE + game_id], args=[self.process_id]):
@@ -113,7 +112,7 @@ class RedisBus:
 
     async def claim(self, game_id: str) -> bool:
         asked = self.clock()
-        if self._sure_until.get(game_id, 0.0) > asked:
+        if self._held.get(game_id, 0.0) > asked:
             return True  # Redis set it to expire a whole lease after `asked` at the earliest
         try:
             held = bool(
@@ -123,13 +122,9 @@ class RedisBus:
             log.warning("redis lease for game %s failed: %s", game_id, exc)
             return False
         if held:
-            self._held.add(game_id)
-            if len(self._sure_until) >= 2 * len(self._held) + 64:  # games gone meanwhile
-                self._sure_until = {g: t for g, t in self._sure_until.items() if t > asked}
-            self._sure_until[game_id] = asked + self.lease_ms / 2000
+            self._held[game_id] = asked + self.lease_ms / 2000
         else:
-            self._held.discard(game_id)
-            self._sure_until.pop(game_id, None)
+            self._held.pop(game_id, None)
         return held
 
     async def _read(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
