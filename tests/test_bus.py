@@ -1,6 +1,8 @@
-"""The Redis bus's leases (dicepoker.server.bus): one holder at a time, renewed by asking Redis at
-least every half lease, given back on a graceful stop. Two buses on the test Redis stand for two
-processes; a clock of the test's own says when half a lease has passed."""
+"""The Redis bus (dicepoker.server.bus): messages reach the other processes in order, what is
+queued meanwhile in one pipeline, never their sender, and all of them on a graceful stop; leases
+have one holder at a time, renewed by asking Redis at least every half lease, given back on a
+graceful stop. Two buses on the test Redis stand for two processes; a clock of the test's own
+says when half a lease has passed."""
 
 from __future__ import annotations
 
@@ -34,6 +36,62 @@ def counted(bus: RedisBus) -> list[int]:
 
     bus._claim = claim  # type: ignore[assignment]
     return asked
+
+
+async def _nothing() -> None:
+    return None
+
+
+def test_messages_reach_the_other_process_in_order_and_not_their_sender() -> None:
+    async def work() -> None:
+        game = f"bus-{uuid.uuid4().hex[:8]}"
+        a, b = RedisBus(redis_url()), RedisBus(redis_url())
+        heard_a: list[Any] = []
+        heard_b: list[Any] = []
+        everything, sentinel = asyncio.Event(), asyncio.Event()
+
+        async def on_a(game_id: str, message: dict[str, Any]) -> None:
+            if game_id == game:
+                heard_a.append(message["n"])
+                if message["n"] == "sentinel":
+                    sentinel.set()
+
+        async def on_b(game_id: str, message: dict[str, Any]) -> None:
+            if game_id == game:
+                heard_b.append(message["n"])
+                if len(heard_b) == 205:
+                    everything.set()
+
+        pipelines = [0]
+        make_pipeline = a.client.pipeline
+
+        def counting(*args: Any, **kwargs: Any) -> Any:
+            pipelines[0] += 1
+            return make_pipeline(*args, **kwargs)
+
+        a.client.pipeline = counting  # type: ignore[method-assign]
+        await a.start(on_a, _nothing)
+        await b.start(on_b, _nothing)
+        c = RedisBus(redis_url())
+        try:
+            for n in range(200):  # queued at once: sent together, in order
+                await a.publish(game, {"kind": "test", "n": n})
+            for n in range(200, 205):  # a stopping process sends what it queued
+                await c.publish(game, {"kind": "test", "n": n})
+            await c.close()
+            await asyncio.wait_for(everything.wait(), 10)
+            assert [n for n in heard_b if n < 200] == list(range(200))
+            assert [n for n in heard_b if n >= 200] == list(range(200, 205))
+            assert pipelines[0] == 1
+            # a heard b's sentinel, sent after a's 200 reached b, so after a's own: none kept.
+            await b.publish(game, {"kind": "test", "n": "sentinel"})
+            await asyncio.wait_for(sentinel.wait(), 10)
+            assert heard_a == [*range(200, 205), "sentinel"]
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(work())
 
 
 def test_a_lease_has_one_holder_and_is_asked_for_again_after_half_a_lease() -> None:
@@ -72,8 +130,8 @@ def test_a_lease_has_one_holder_and_is_asked_for_again_after_half_a_lease() -> N
             assert await a.claim(game) is True
         finally:
             await a.client.delete(LEASE + game)
-            await a.client.aclose()
-            await b.client.aclose()
+            await a.close()
+            await b.close()
 
     asyncio.run(work())
 
@@ -91,6 +149,6 @@ def test_a_released_lease_is_asked_for_again() -> None:
             assert asked[0] == 2
         finally:
             await a.client.delete(LEASE + game)
-            await a.client.aclose()
+            await a.close()
 
     asyncio.run(work())

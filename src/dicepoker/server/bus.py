@@ -1,10 +1,13 @@
 """The Redis bus: several server processes on one PostgreSQL database tell each other of moves.
 
 Every committed event is published on the game's channel (`redis.asyncio` pub/sub), and every
-process that holds the game applies it and tells its own WebSocket clients; leases (who drives a
-game's bots and clock) are Redis keys with an expiry, renewed at an action once half a lease
-has passed since the last renewal. What a bus is for and why a lost message only delays a
-process: dicepoker.master.bus. One process needs no Redis (`LocalBus`).
+process that holds the game applies it and tells its own WebSocket clients. A process's messages
+go out through one writer, in order, what came meanwhile in one pipeline (a group commit ends
+the moves of many games at once: one write and one wake-up of Redis instead of one each); each
+process also hears its own messages back, and drops them by their first bytes unread. Leases
+(who drives a game's bots and clock) are Redis keys with an expiry, renewed at an action once
+half a lease has passed since the last renewal. What a bus is for and why a lost message only
+delays a process: dicepoker.master.bus. One process needs no Redis (`LocalBus`).
 """
 
 from __future__ import annotations
@@ -22,12 +25,24 @@ import orjson
 
 from dicepoker.master.bus import LEASE_MS, Bus, Handler, LocalBus
 
-__all__ = ["CHANNEL", "LEASE", "LEASE_MS", "Bus", "LocalBus", "RedisBus", "make_bus"]
+__all__ = [
+    "CHANNEL",
+    "LEASE",
+    "LEASE_MS",
+    "OUTBOX_LIMIT",
+    "Bus",
+    "LocalBus",
+    "RedisBus",
+    "make_bus",
+]
 
 log = logging.getLogger("dicepoker.server")
 
 CHANNEL = "dicepoker:game:"
 LEASE = "dicepoker:lease:"
+#: The most messages waiting to be published; past it (Redis away or too slow) new ones are
+#: dropped: the moves are committed, and the other processes catch up from the database.
+OUTBOX_LIMIT = 10_000
 
 # Take the lease when it is free, extend it when it is ours; never take it from a live holder.
 _CLAIM = """
@@ -70,6 +85,12 @@ class RedisBus:
         # second or two and would otherwise ask Redis each time; the lease is renewed at least
         # every half lease.
         self._held: dict[str, float] = {}
+        # Every message starts with its origin, so that our own, heard back, is dropped unread.
+        self._own = orjson.dumps({"origin": self.process_id})[:-1]
+        self._outbox: list[tuple[str, bytes]] = []
+        self._queued = asyncio.Event()
+        self._closing = False
+        self._writer: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._handling: set[asyncio.Task[None]] = set()
@@ -85,6 +106,10 @@ class RedisBus:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.release_all()
+        self._closing = True  # the writer sends what is queued, then ends
+        self._queued.set()
+        if self._writer is not None:
+            await asyncio.gather(self._writer, return_exceptions=True)
         await self.client.aclose()
 
     async def ping(self) -> None:
@@ -104,11 +129,38 @@ class RedisBus:
                 log.warning("redis lease release for game %s failed: %s", game_id, exc)
 
     async def publish(self, game_id: str, message: dict[str, Any]) -> None:
-        payload = orjson.dumps({**message, "origin": self.process_id})
-        try:
-            await self.client.publish(CHANNEL + game_id, payload)
-        except Exception as exc:  # the move is committed; others catch up from the database
-            log.warning("redis publish for game %s failed: %s", game_id, exc)
+        """Queue `message` for the game's channel (sent by the writer, in order)."""
+        if len(self._outbox) >= OUTBOX_LIMIT:
+            log.warning(
+                "redis bus: %d messages wait to be sent; game %s's dropped", OUTBOX_LIMIT, game_id
+            )
+            return  # the move is committed; the others catch up from the database
+        self._outbox.append(
+            (CHANNEL + game_id, orjson.dumps({"origin": self.process_id, **message}))
+        )
+        self._queued.set()
+        if (self._writer is None or self._writer.done()) and not self._closing:
+            self._writer = asyncio.create_task(self._write(), name="redis-bus-writer")
+
+    async def _write(self) -> None:
+        """Send what is queued, oldest first: one message as it is, several in one pipeline."""
+        while True:
+            await self._queued.wait()
+            self._queued.clear()
+            while self._outbox:
+                batch, self._outbox = self._outbox, []
+                try:
+                    if len(batch) == 1:
+                        await self.client.publish(*batch[0])
+                    else:
+                        async with self.client.pipeline(transaction=False) as pipe:
+                            for channel, payload in batch:
+                                pipe.publish(channel, payload)
+                            await pipe.execute()
+                except Exception as exc:  # the moves are committed; others catch up from the store
+                    log.warning("redis publish of %d message(s) failed: %s", len(batch), exc)
+            if self._closing:
+                return
 
     async def claim(self, game_id: str) -> bool:
         asked = self.clock()
@@ -155,11 +207,14 @@ class RedisBus:
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def _deliver(self, handler: Handler, message: dict[str, Any]) -> None:
+        payload = message["data"]
+        if isinstance(payload, bytes) and payload.startswith(self._own):
+            return  # our own, heard back
         channel = message["channel"]
         if isinstance(channel, bytes):
             channel = channel.decode()
         try:
-            data = orjson.loads(message["data"])
+            data = orjson.loads(payload)
         except ValueError:
             log.warning("ignored a malformed bus message on %s", channel)
             return
