@@ -7,10 +7,9 @@ one intent in flight while another is chosen.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
+import signal
 from collections.abc import Callable, Coroutine
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import pytest
@@ -31,6 +30,7 @@ from dicepoker.master import (
 )
 from dicepoker.master.broadcast import QUEUE_SIZE
 from dicepoker.master.messages import RESYNC
+from test_workers import ended
 
 T = TypeVar("T")
 HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
@@ -360,16 +360,13 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
                 action = await pool.choose("g", state.seat, "expert", state)
                 assert action in legal_actions(state)
                 state = apply(state, action, dice)
-            # A worker that dies is replaced at the next decision; the failed one is reported.
-            executor = pool._pool()
-            for process in list(executor._processes.values()):
-                process.kill()
-                process.join()
-            # The first decision may still meet the broken pool (the driver then plays greedy).
-            with contextlib.suppress(BrokenProcessPool):
-                await pool.choose("g", state.seat, "greedy", state)
+            # A worker that dies between decisions is replaced at the next one.
+            (first,) = pool._pool().pids
+            os.kill(first, signal.SIGKILL)
+            await ended(first)
             action = await pool.choose("g", state.seat, "greedy", state)
             assert action in legal_actions(state)
+            assert pool._pool().pids != [first]
         finally:
             pool.close()
 
@@ -392,8 +389,8 @@ def test_the_forecast_worker_yields_the_machine_to_the_server() -> None:
             chances = await pool.forecast(state, (None, None))
             assert chances is None or abs(sum(chances) - 1) < 1e-9  # None: tables loading
             mine = os.getpriority(os.PRIO_PROCESS, 0)
-            (bots,) = pool._pool()._processes
-            (judge,) = pool._judge()._processes
+            (bots,) = pool._pool().pids
+            (judge,) = pool._judge().pids
             assert os.getpriority(os.PRIO_PROCESS, bots) == mine
             assert os.getpriority(os.PRIO_PROCESS, judge) == min(mine + FORECAST_NICE, 19)
         finally:

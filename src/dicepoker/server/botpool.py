@@ -6,24 +6,19 @@ games' worth of bot decisions then shows in every player's latency. The pool sen
 to a worker process (started when the first bot moves) that keeps one bot object per game seat,
 so a bot's plan for the turn survives between its decisions, and answers with the action's
 notation; the bot driver then sends it to the game master like any intent. A worker dies with the
-server, however the server dies (lifeline.py).
+server, however the server dies (lifeline.py). The event loop talks to the workers itself
+(server/workers.py: no threads between them).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import multiprocessing
-import os
-import signal
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from dicepoker.engine import Action, GameState, parse_action
-from dicepoker.server.lifeline import die_with_parent
+from dicepoker.server.workers import ProcessPool
 
 T = TypeVar("T")
 
@@ -77,43 +72,33 @@ class BotPool:
     and the win probability's forecasts in one more, started with the first forecast.
 
     Each worker is bound to this process as it starts (SIGKILL when it dies: a worker holds
-    nothing worth saving). The kernel signals the death of the *thread* that started a worker,
-    so the pool is used from one thread that lives as long as the server, the event loop's:
-    `choose` starts the workers, in the thread that calls it.
+    nothing worth saving; server/workers.py). The kernel signals the death of the *thread* that
+    started a worker, so the pool is used from one thread that lives as long as the server, the
+    event loop's: `choose` starts the workers, in the thread that calls it.
     """
 
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
-        self._executor: ProcessPoolExecutor | None = None
+        self._bots = ProcessPool(workers)
         # The forecasts have a worker of their own: a move waits for its position's forecast,
         # and behind a queue of bot decisions (the expert's take milliseconds each) that wait
         # showed in every player's latency under load; the bots, in turn, never wait for them.
-        self._judging: ProcessPoolExecutor | None = None
+        self._judging = ProcessPool(1, FORECAST_NICE)
 
-    def _pool(self) -> ProcessPoolExecutor:
-        if self._executor is None:
-            self._executor = _spawn(self.workers)
-        return self._executor
+    def _pool(self) -> ProcessPool:
+        return self._bots
 
-    def _judge(self) -> ProcessPoolExecutor:
-        if self._judging is None:
-            self._judging = _spawn(1, FORECAST_NICE)
+    def _judge(self) -> ProcessPool:
         return self._judging
 
     async def choose(self, game_id: str, seat: int, level: str, state: GameState) -> Action:
+        """The action of the bot of `level` at `seat` of `game_id` in `state`. A worker that
+        died fails the decision it held (`WorkerDied`); the next decision starts a new one."""
         rules = state.rules
         options = json.dumps(rules.option_dict, sort_keys=True)
         # The rules travel by name: their engine tables are rebuilt once in the worker.
         fields = tuple(state)[1:]
-        loop = asyncio.get_running_loop()
-        try:
-            text = await loop.run_in_executor(
-                self._pool(), _decide, (game_id, seat, level), rules.variant, options, fields
-            )
-        except Exception:
-            # A worker that died takes the pool with it: the next decision starts a new one.
-            self._close_bots()
-            raise
+        text = await self._bots.run(_decide, (game_id, seat, level), rules.variant, options, fields)
         return parse_action(text)
 
     async def forecast(
@@ -123,53 +108,14 @@ class BotPool:
         which keeps the solver's tables and its cache of positions."""
         rules = state.rules
         options = json.dumps(rules.option_dict, sort_keys=True)
-        loop = asyncio.get_running_loop()
         fields = tuple(state)[1:]
-        try:
-            return await loop.run_in_executor(
-                self._judge(), _forecast, rules.variant, options, fields, levels
-            )
-        except BrokenProcessPool:
-            self._close_judging()  # the next forecast starts a new one
-            raise
+        return await self._judging.run(_forecast, rules.variant, options, fields, levels)
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """A whole computation in a worker (the daily challenge's par: the expert plays a game):
         `function` and its arguments travel by pickling (a module's function, plain values)."""
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._pool(), function, *args)
-        except BrokenProcessPool:
-            self._close_bots()  # the next use starts a new one
-            raise
+        return await self._bots.run(function, *args)
 
     def close(self) -> None:
-        self._close_bots()
-        self._close_judging()
-
-    def _close_bots(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
-
-    def _close_judging(self) -> None:
-        if self._judging is not None:
-            self._judging.shutdown(wait=False, cancel_futures=True)
-            self._judging = None
-
-
-def _spawn(workers: int, nice: int = 0) -> ProcessPoolExecutor:
-    """Worker processes, spawned, each bound to die with this process, `nice` nicer than it."""
-    return ProcessPoolExecutor(
-        workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start_worker,
-        initargs=(os.getpid(), nice),
-    )
-
-
-def _start_worker(parent: int, nice: int) -> None:
-    """In a new worker: die with `parent`, and yield the machine to it by `nice`."""
-    die_with_parent(parent, signal.SIGKILL)
-    if nice:
-        os.nice(nice)
+        self._bots.close()
+        self._judging.close()

@@ -1,0 +1,104 @@
+"""The worker processes the event loop talks to itself (dicepoker.server.workers): answers and
+errors come back to their calls, calls wait for a free worker in order, a worker that dies
+fails the call it held and is replaced, a closed pool leaves no process behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+
+import pytest
+
+from dicepoker.server.workers import ProcessPool, WorkerDied
+
+
+def _slow_pid(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def _fail(message: str) -> None:
+    raise ValueError(message)
+
+
+async def ended(pid: int) -> None:
+    """Wait until the process `pid` has ended (its pipe is then closed), and a little more for
+    the loop to read that end."""
+    for _ in range(1000):
+        if not _alive(pid):
+            await asyncio.sleep(0.05)
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"process {pid} did not end")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead, only not yet reaped
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_calls_answer_in_workers_and_wait_their_turn() -> None:
+    async def scenario() -> None:
+        pool = ProcessPool(2)
+        try:
+            assert await pool.run(divmod, 17, 5) == (3, 2)
+            # Six calls on two workers: each answered, by a worker process, not this one.
+            pids = await asyncio.gather(*(pool.run(_slow_pid, 0.05) for _ in range(6)))
+            assert set(pids) == set(pool.pids) and len(pool.pids) == 2
+            assert os.getpid() not in pids
+            with pytest.raises(ValueError, match="no such move"):
+                await pool.run(_fail, "no such move")
+            assert await pool.run(abs, -3) == 3  # the worker that raised still answers
+            with pytest.raises(Exception):  # noqa: B017 - a lambda cannot travel
+                await pool.run(lambda: 1)
+            assert await pool.run(abs, -4) == 4
+        finally:
+            pool.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_worker_that_dies_fails_its_call_and_is_replaced() -> None:
+    async def scenario() -> None:
+        pool = ProcessPool(1)
+        try:
+            first = await pool.run(os.getpid)
+            call = asyncio.ensure_future(pool.run(_slow_pid, 30))
+            waiting = asyncio.ensure_future(pool.run(os.getpid))  # queued behind it
+            await asyncio.sleep(0.2)
+            os.kill(first, signal.SIGKILL)
+            with pytest.raises(WorkerDied):
+                await asyncio.wait_for(call, 10)
+            second = await asyncio.wait_for(waiting, 30)  # a new worker took the queued call
+            assert second != first and pool.pids == [second]
+        finally:
+            pool.close()
+        assert not _alive(second)
+
+    asyncio.run(scenario())
+
+
+def test_closing_ends_busy_workers_and_cancels_calls() -> None:
+    async def scenario() -> None:
+        pool = ProcessPool(1, nice=5)
+        pid = await pool.run(os.getpid)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(
+            os.getpriority(os.PRIO_PROCESS, 0) + 5, 19
+        )
+        busy = asyncio.ensure_future(pool.run(_slow_pid, 30))
+        queued = asyncio.ensure_future(pool.run(abs, -1))
+        await asyncio.sleep(0.1)
+        pool.close()
+        ended = await asyncio.gather(busy, queued, return_exceptions=True)
+        assert all(isinstance(end, asyncio.CancelledError) for end in ended)
+        assert not _alive(pid)
+        with pytest.raises(RuntimeError, match="closed"):
+            await pool.run(abs, -1)
+
+    asyncio.run(scenario())
