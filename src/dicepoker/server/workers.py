@@ -2,15 +2,15 @@
 
 `concurrent.futures.ProcessPoolExecutor` hands every call to threads of its own (a manager and
 a queue feeder) that wake each other through pipes and take the interpreter lock from the event
-loop: 100-400 microseconds of the server's CPU a call, against about 30 here (a call with a
-state's worth of arguments, measured in one process on the 2-core machine), and a server asks
-its workers once or twice for every move (a bot's decision, a position's forecast). Here each
-worker has one pipe: the loop writes a call to an idle worker and reads the answer when the pipe
-is readable (`loop.add_reader`). Calls wait in the loop, first come first served, for a free
-worker, so a worker's pipe never holds more than one call and a write never waits. A worker that
-dies fails its call with `WorkerDied` and is replaced by the next call's worker. Each worker is
-bound to die with the process that started it (lifeline.py: a worker holds nothing worth
-saving), and may run `nice`r than it.
+loop: 194-261 microseconds of the server's CPU a call, against 49-65 here (a call with a
+state's worth of arguments, `benchmarks/workers.py`), and a server asks its workers once or
+twice for every move (a bot's decision, a position's forecast). Here each worker has one
+pipe: the loop writes a call to an idle worker and reads the answer when the pipe is readable
+(`loop.add_reader`). Calls wait in the loop, first come first served, for a free worker, so a
+worker's pipe never holds more than one call and a write never waits. A worker that dies fails
+its call with `WorkerDied` and is replaced by the next call's worker. Each worker is bound to
+die with the process that started it (lifeline.py: a worker holds nothing worth saving), and
+may run `nice`r than it.
 """
 
 from __future__ import annotations
