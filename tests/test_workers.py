@@ -5,6 +5,7 @@ fails the call it held and is replaced, a closed pool leaves no process behind."
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import signal
 import time
@@ -100,5 +101,27 @@ def test_closing_ends_busy_workers_and_cancels_calls() -> None:
         assert not _alive(pid)
         with pytest.raises(RuntimeError, match="closed"):
             await pool.run(abs, -1)
+
+    asyncio.run(scenario())
+
+
+def test_a_worker_that_cannot_start_fails_the_call_not_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def scenario() -> None:
+        pool = ProcessPool(1)
+        start = multiprocessing.get_context("spawn").Process.start
+
+        def refused(self: object) -> None:
+            raise OSError("out of processes")
+
+        monkeypatch.setattr(multiprocessing.get_context("spawn").Process, "start", refused)
+        with pytest.raises(OSError, match="out of processes"):
+            await pool.run(abs, -1)
+        monkeypatch.setattr(multiprocessing.get_context("spawn").Process, "start", start)
+        try:
+            assert await pool.run(abs, -2) == 2
+        finally:
+            pool.close()
 
     asyncio.run(scenario())

@@ -92,7 +92,13 @@ class ProcessPool:
     def _dispatch(self) -> None:
         """Hand waiting calls to free workers, starting workers up to `size`."""
         while self._waiting and not self._closed:
-            worker = self._free()
+            try:
+                worker = self._free()
+            except Exception as exc:  # no worker could start (out of processes, say)
+                failed = self._waiting.popleft()[2]
+                if not failed.done():
+                    failed.set_exception(exc)
+                continue
             if worker is None:
                 return
             function, args, future = self._waiting.popleft()
@@ -122,8 +128,13 @@ class ProcessPool:
         context = multiprocessing.get_context("spawn")
         mine, theirs = context.Pipe(duplex=True)
         process = context.Process(target=_serve, args=(theirs, os.getpid(), self.nice), daemon=True)
-        process.start()
-        theirs.close()
+        try:
+            process.start()
+        except BaseException:
+            mine.close()
+            raise
+        finally:
+            theirs.close()  # the worker has its own copy
         worker = _Worker(process, mine)
         self._workers.append(worker)
         self._loop.add_reader(mine.fileno(), self._answered, worker)
