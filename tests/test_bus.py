@@ -7,10 +7,14 @@ says when half a lease has passed."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
+from dicepoker.server import bus
 from dicepoker.server.bus import LEASE, RedisBus
 from live_server import redis_url
 
@@ -152,3 +156,40 @@ def test_a_released_lease_is_asked_for_again() -> None:
             await a.close()
 
     asyncio.run(work())
+
+
+def test_past_the_outbox_limit_messages_are_dropped_and_said_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis away or too slow: the queue stops growing (the moves are committed, the others
+    catch up from the database), with one warning, and sends again once it drains."""
+    monkeypatch.setattr(bus, "OUTBOX_LIMIT", 5)
+
+    async def work() -> None:
+        game = f"bus-{uuid.uuid4().hex[:8]}"
+        a, b = RedisBus(redis_url()), RedisBus(redis_url())
+        heard: list[Any] = []
+        last = asyncio.Event()
+
+        async def on_b(game_id: str, message: dict[str, Any]) -> None:
+            if game_id == game:
+                heard.append(message["n"])
+                if message["n"] == "after":
+                    last.set()
+
+        await b.start(on_b, _nothing)
+        try:
+            for n in range(8):  # no await lets the writer run: the queue holds five
+                await a.publish(game, {"kind": "test", "n": n})
+            await a.publish(game, {"kind": "test", "n": "after"})  # dropped too: still full
+            await asyncio.sleep(0)  # the writer takes the five
+            await a.publish(game, {"kind": "test", "n": "after"})
+            await asyncio.wait_for(last.wait(), 10)
+            assert heard == [0, 1, 2, 3, 4, "after"]
+        finally:
+            await a.close()
+            await b.close()
+
+    with caplog.at_level(logging.WARNING, logger="dicepoker.server"):
+        asyncio.run(work())
+    assert sum("messages wait to be sent" in r.getMessage() for r in caplog.records) == 1

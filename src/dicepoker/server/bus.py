@@ -90,6 +90,7 @@ class RedisBus:
         self._outbox: list[tuple[str, bytes]] = []
         self._queued = asyncio.Event()
         self._closing = False
+        self._dropping = False
         self._writer: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -131,10 +132,11 @@ class RedisBus:
     async def publish(self, game_id: str, message: dict[str, Any]) -> None:
         """Queue `message` for the game's channel (sent by the writer, in order)."""
         if len(self._outbox) >= OUTBOX_LIMIT:
-            log.warning(
-                "redis bus: %d messages wait to be sent; game %s's dropped", OUTBOX_LIMIT, game_id
-            )
+            if not self._dropping:  # said once, not for every message dropped
+                log.warning("redis bus: %d messages wait to be sent; dropping more", OUTBOX_LIMIT)
+            self._dropping = True
             return  # the move is committed; the others catch up from the database
+        self._dropping = False
         self._outbox.append(
             (CHANNEL + game_id, orjson.dumps({"origin": self.process_id, **message}))
         )
