@@ -139,8 +139,9 @@ class Servers:
             await self.bus.publish(game_id, {"kind": "seats"})
 
     async def close(self) -> None:
+        """Send what was told (the bus queues its messages) and disconnect."""
         if self.bus is not None:
-            await self.bus.client.aclose()
+            await self.bus.close()
 
 
 def confirm(question: str) -> None:
