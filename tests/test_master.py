@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -30,7 +29,7 @@ from dicepoker.master import (
 )
 from dicepoker.master.broadcast import QUEUE_SIZE
 from dicepoker.master.messages import RESYNC
-from test_workers import ended
+from test_workers import killed
 
 T = TypeVar("T")
 HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
@@ -362,8 +361,7 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
                 state = apply(state, action, dice)
             # A worker that dies between decisions is replaced at the next one.
             (first,) = pool._pool().pids
-            os.kill(first, signal.SIGKILL)
-            await ended(first)
+            killed(pool._pool(), first)
             action = await pool.choose("g", state.seat, "greedy", state)
             assert action in legal_actions(state)
             assert pool._pool().pids != [first]

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from dicepoker.server.workers import ProcessPool, WorkerDied
+from processes import Proc, descendants, running
 
 
 def _slow_pid(seconds: float) -> int:
@@ -24,24 +25,18 @@ def _fail(message: str) -> None:
     raise ValueError(message)
 
 
-async def ended(pid: int) -> None:
-    """Wait until the process `pid` has ended (its pipe is then closed), and a little more for
-    the loop to read that end."""
-    for _ in range(1000):
-        if not _alive(pid):
-            await asyncio.sleep(0.05)
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"process {pid} did not end")
+def worker(pid: int) -> Proc:
+    """The worker process `pid`, a child of this one (as `processes` names it)."""
+    return next(proc for proc in descendants(os.getpid()) if proc.pid == pid)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead, only not yet reaped
-        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+def killed(pool: ProcessPool, pid: int) -> None:
+    """SIGKILL the worker `pid` of `pool` and wait until it has ended, every thread of it (a
+    leader that is a zombie may still have threads holding its pipe open): reaped."""
+    (process,) = [held.process for held in pool._workers if held.pid == pid]
+    os.kill(pid, signal.SIGKILL)
+    process.join(10.0)
+    assert process.exitcode == -signal.SIGKILL
 
 
 def test_calls_answer_in_workers_and_wait_their_turn() -> None:
@@ -72,15 +67,16 @@ def test_a_worker_that_dies_fails_its_call_and_is_replaced() -> None:
             first = await pool.run(os.getpid)
             call = asyncio.ensure_future(pool.run(_slow_pid, 30))
             waiting = asyncio.ensure_future(pool.run(os.getpid))  # queued behind it
-            await asyncio.sleep(0.2)
-            os.kill(first, signal.SIGKILL)
+            await asyncio.sleep(0)  # both handed to the pool: the first one to the worker
+            killed(pool, first)
             with pytest.raises(WorkerDied):
                 await asyncio.wait_for(call, 10)
             second = await asyncio.wait_for(waiting, 30)  # a new worker took the queued call
             assert second != first and pool.pids == [second]
+            replacement = worker(second)
         finally:
             pool.close()
-        assert not _alive(second)
+        assert not running(replacement)
 
     asyncio.run(scenario())
 
@@ -89,6 +85,7 @@ def test_closing_ends_busy_workers_and_cancels_calls() -> None:
     async def scenario() -> None:
         pool = ProcessPool(1, nice=5)
         pid = await pool.run(os.getpid)
+        proc = worker(pid)
         assert os.getpriority(os.PRIO_PROCESS, pid) == min(
             os.getpriority(os.PRIO_PROCESS, 0) + 5, 19
         )
@@ -98,7 +95,7 @@ def test_closing_ends_busy_workers_and_cancels_calls() -> None:
         pool.close()
         ended = await asyncio.gather(busy, queued, return_exceptions=True)
         assert all(isinstance(end, asyncio.CancelledError) for end in ended)
-        assert not _alive(pid)
+        assert not running(proc)
         with pytest.raises(RuntimeError, match="closed"):
             await pool.run(abs, -1)
 

@@ -44,6 +44,10 @@ class _Worker:
     pipe: Connection
     call: asyncio.Future[Any] | None = field(default=None)
 
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
 
 class ProcessPool:
     """Up to `size` spawned worker processes (nothing of the server is inherited), `nice` nicer
@@ -62,7 +66,7 @@ class ProcessPool:
     @property
     def pids(self) -> list[int]:
         """The worker processes' ids."""
-        return [worker.process.pid for worker in self._workers if worker.process.pid]
+        return [worker.pid for worker in self._workers if worker.pid]
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` in a worker (both travel by pickling: a module's function, plain
@@ -120,8 +124,11 @@ class ProcessPool:
             worker.call = future
 
     def _free(self) -> _Worker | None:
-        if self._idle:
-            return self._idle.pop()
+        while self._idle:
+            worker = self._idle.pop()
+            if worker.process.is_alive():
+                return worker
+            self._end(worker)  # it died while idle, before the loop read its pipe's end
         if len(self._workers) >= self.size:
             return None
         assert self._loop is not None
