@@ -193,6 +193,7 @@ CUTTABLE_SOCKETS = """
   window.__sockets = [];
   function Cuttable(url, protocols) {
     const ws = new Real(window.__cut ? "ws://127.0.0.1:9/" : url, protocols);
+    ws.addEventListener("message", () => { window.__heard = (window.__heard || 0) + 1; });
     window.__sockets.push(ws);
     return ws;
   }
@@ -215,6 +216,9 @@ def test_a_page_that_lost_its_connection_is_told_the_moves_it_missed(
     page.goto(f"{server.url}/g/{game_id}")
     log = page.locator("#move-log .log-line")
     expect(page.locator("#turn-msg")).to_contain_text("Ana")  # the page is at the table
+    # ... and its socket is subscribed (it heard its welcome): the table's text alone does not
+    # say so, and a roll before that reaches the page only as a state, not as a move.
+    page.wait_for_function("() => window.__heard > 0")
     ana.act("roll", ana.seq)
     expect(log.last).to_contain_text("Ana rolled")
 
