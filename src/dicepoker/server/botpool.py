@@ -78,7 +78,6 @@ class BotPool:
     """
 
     def __init__(self, workers: int = 1) -> None:
-        self.workers = workers
         self._bots = ProcessPool(workers)
         # The forecasts have a worker of their own: a move waits for its position's forecast,
         # and behind a queue of bot decisions (the expert's take milliseconds each) that wait
