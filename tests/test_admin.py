@@ -419,7 +419,7 @@ def test_the_processes_of_a_server_are_told_through_its_redis(database: str) -> 
 
     url = redis_url()
     listener = redis.Redis.from_url(url)
-    channel = listener.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    channel = listener.pubsub(ignore_subscribe_messages=True)
     channel.subscribe(CHANNEL + kept, CHANNEL + doomed)
     try:
         for _ in range(2):  # the confirmations of the subscriptions (skipped)

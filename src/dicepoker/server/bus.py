@@ -206,7 +206,7 @@ class RedisBus:
                 delay = min(delay * 2, 5.0)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
 
     async def _deliver(self, handler: Handler, message: dict[str, Any]) -> None:
         payload = message["data"]
