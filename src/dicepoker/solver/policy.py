@@ -15,7 +15,6 @@ distribution of how a turn ends under its policy (`turn_outcomes`, `keep_outcome
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -334,16 +333,28 @@ class Solver:
         """(mean, variance, skewness) of the points still to come from the start of a turn in
         this state; the skewness is 0 where the variance is (next to) 0. NaN for a state that
         cannot occur."""
-        mean, variance = self.moments(filled, flag, upper)
-        u = min(upper, self.spec.upper_cap)
-        raw3 = float(self.third_table().table[filled, flag, u])
+        one = np.array([filled]), np.array([flag]), np.array([upper])
+        mean, variance, skew = self.shapes(*one)
+        return float(mean[0]), float(variance[0]), float(skew[0])
+
+    def shapes(
+        self, filled: IntArray, flag: IntArray, upper: IntArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """`shape` of many states at once (arrays of equal length): their means, variances and
+        skewnesses (a win probability looks up every state a turn can end in, some forty, at
+        each position)."""
+        u = np.minimum(upper, self.spec.upper_cap)
+        mean = self.table[filled, flag, u]
+        variance = self.moments_table().table[filled, flag, u] - mean * mean
+        variance = np.where(variance < 0.0, 0.0, variance)  # (NaN stays NaN)
+        raw3 = self.third_table().table[filled, flag, u]
         second = variance + mean * mean
         central3 = raw3 - 3.0 * mean * second + 2.0 * mean**3
-        if math.isnan(variance):
-            return mean, variance, variance
-        if variance <= 1e-9:
-            return mean, variance, 0.0
-        return mean, variance, central3 / variance**1.5
+        flat = ~(variance > 1e-9)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            skew = central3 / np.where(flat, 1.0, variance) ** 1.5
+        skew = np.where(np.isnan(variance), np.nan, np.where(flat, 0.0, skew))
+        return mean, variance, skew
 
     def moments(self, filled: int, flag: int = 0, upper: int = 0) -> tuple[float, float]:
         """(mean, variance) of the points still to come from the start of a turn in this state,

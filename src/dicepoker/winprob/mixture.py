@@ -156,7 +156,11 @@ class ScoreDistribution:
         from dicepoker.winprob.kernels import mixture_pmf
 
         out = np.zeros(high - low + 1)
-        order = np.lexsort((self.means, self.sds))
+        # By spread, then by the fraction of a point in the mean, then by mean: the components
+        # that can share one table of masses (equal spreads, means a whole number apart: the
+        # gains of one state's turn, each followed by its rest) come one after the other.
+        fraction = np.round(self.means - np.floor(self.means), 9)
+        order = np.lexsort((self.means, fraction, self.sds))
         mixture_pmf(self.weights[order], self.means[order], self.sds[order], low, REACH, out)
         total = out.sum()
         return out / total if total > 0 else out

@@ -71,14 +71,9 @@ def _ending(
 def _after(solver: Solver, ends: TurnOutcomes) -> ScoreDistribution:
     """The points to come, given how the turn ends: each ending's gain, then the mean and
     spread of what the state it leaves brings."""
-    means = np.empty(len(ends.prob))
-    sds = np.empty(len(ends.prob))
-    skews = np.empty(len(ends.prob))
-    for i in range(len(ends.prob)):
-        mean, var, skew = solver.shape(int(ends.filled[i]), int(ends.flag[i]), int(ends.upper[i]))
-        means[i] = float(ends.gain[i]) + mean
-        sds[i] = float(np.sqrt(max(var, 0.0)))
-        skews[i] = skew
+    mean, var, skews = solver.shapes(ends.filled, ends.flag, ends.upper)
+    means = ends.gain.astype(np.float64) + mean
+    sds = np.sqrt(np.maximum(var, 0.0))
     return ScoreDistribution.skewed(ends.prob, means, sds, skews)
 
 
