@@ -110,61 +110,67 @@ def play_skill(variant: str, levels: tuple[str, str], seeds: list[int]) -> Skill
     return out
 
 
+def residual(
+    state: GameState, seat: int, final: int, mine: winprob.ScoreDistribution | None
+) -> tuple[int, float] | None:
+    """(the level's turns left, its final total less the expert's expected final total from
+    there, `mine`), or None when the level has no turn left."""
+    left = winprob.turns_left(state, seat)
+    return (left, final - mine.mean) if left > 0 and mine is not None else None
+
+
 def residuals(
     samples: list[tuple[GameState, int, float]], finals: list[int]
 ) -> list[tuple[int, float]]:
     """Per sample with turns left: (the level's turns left, its final total less the expert's
     expected final total from there)."""
-    out = []
-    for (state, seat, _share), final in zip(samples, finals, strict=True):
-        left = winprob.turns_left(state, seat)
-        mine = winprob.seat_distributions(state)[seat]
-        if left > 0 and mine is not None:
-            out.append((left, final - mine.mean))
-    return out
+    found = (
+        residual(state, seat, final, winprob.seat_distributions(state)[seat])
+        for (state, seat, _share), final in zip(samples, finals, strict=True)
+    )
+    return [pair for pair in found if pair is not None]
 
 
-def fit_rest(cells: int, games: SkillGames, pool: ProcessPoolExecutor, workers: int) -> list[Rest]:
-    """The level's rest per turns left 1 to `cells` (`winprob.skill.rest_mixture`): the
-    residuals with that many turns left, and those of the nearest numbers of turns left while
-    fewer than `REST_COUNT`."""
-    size = max(1, math.ceil(len(games.samples) / (workers * 3)))
-    parts = [
-        pool.submit(residuals, games.samples[i : i + size], games.finals[i : i + size])
-        for i in range(0, len(games.samples), size)
-    ]
+def fit_rest(cells: int, found: Sequence[tuple[int, float]]) -> list[Rest]:
+    """The level's rest per turns left 1 to `cells` (`winprob.skill.rest_mixture`) from its
+    residuals (`residuals`, or those `refine` met): the residuals with that many turns left, and
+    those of the nearest numbers of turns left while fewer than `REST_COUNT`."""
     by_left: dict[int, list[float]] = {}
-    for part in parts:
-        for left, residual in part.result():
-            by_left.setdefault(left, []).append(residual)
+    for left, value in found:
+        by_left.setdefault(left, []).append(value)
     rest = []
     for left in range(1, cells + 1):
-        found = list(by_left.get(left, []))
+        near_here = list(by_left.get(left, []))
         near = 1
-        while len(found) < REST_COUNT and near < cells:
-            found += by_left.get(left - near, []) + by_left.get(left + near, [])
+        while len(near_here) < REST_COUNT and near < cells:
+            near_here += by_left.get(left - near, []) + by_left.get(left + near, [])
             near += 1
-        rest.append(rest_mixture(found, REST_SLICES))
+        rest.append(rest_mixture(near_here, REST_SLICES))
     return rest
 
 
 def level_chances(
-    samples: list[tuple[GameState, int, float]], hands: list[winprob.Handicap]
-) -> FloatArray:
-    """The chance of the level's seat at every sample under every handicap (hands x samples):
-    the seats' distributions are made once per sample."""
+    samples: list[tuple[GameState, int, float]], finals: list[int], hands: list[winprob.Handicap]
+) -> tuple[FloatArray, list[tuple[int, float]]]:
+    """The chance of the level's seat at every sample under every handicap (hands x samples),
+    and the level's residuals (`residual`) on the way: the seats' distributions are made once
+    per sample."""
     from dicepoker.winprob.skill import handicapped
 
     out = np.zeros((len(hands), len(samples)))
-    for j, (state, seat, _share) in enumerate(samples):
+    found = []
+    for j, ((state, seat, _share), final) in enumerate(zip(samples, finals, strict=True)):
         dists = winprob.seat_distributions(state)
         mine = dists[seat]
         assert mine is not None
+        pair = residual(state, seat, final, mine)
+        if pair is not None:
+            found.append(pair)
         left = winprob.turns_left(state, seat)
         for i, hand in enumerate(hands):
             dists[seat] = handicapped(mine, left, hand)
             out[i, j] = winprob.win_chances(dists)[seat]
-    return out
+    return out, found
 
 
 def calibration_error(
@@ -191,23 +197,29 @@ def refine(
     moments: tuple[float, float],
     pool: ProcessPoolExecutor,
     workers: int,
-) -> tuple[float, float, float, float]:
+) -> tuple[float, float, float, float, list[tuple[int, float]]]:
     """The handicap of the grid around the moments' fit whose predictions of the level's
     chances on its skill games are best calibrated: (deficit, spread, its error, the moments'
-    fit's error)."""
+    fit's error, the level's residuals met on the way, for `fit_rest`)."""
     deficit, spread = moments
     grid = [(deficit * a, spread * b) for a in DEFICIT_STEPS for b in SPREAD_STEPS]
     hands = [winprob.Handicap(d, s) for d, s in grid]
     size = max(1, math.ceil(len(games.samples) / (workers * 3)))
     chunks = [games.samples[i : i + size] for i in range(0, len(games.samples), size)]
-    parts = [pool.submit(level_chances, chunk, hands) for chunk in chunks]
-    predicted = np.concatenate([part.result() for part in parts], axis=1)
+    finals = [games.finals[i : i + size] for i in range(0, len(games.samples), size)]
+    parts = [
+        pool.submit(level_chances, chunk, final, hands)
+        for chunk, final in zip(chunks, finals, strict=True)
+    ]
+    answers = [part.result() for part in parts]
+    predicted = np.concatenate([chances for chances, _found in answers], axis=1)
+    found = [pair for _chances, pairs in answers for pair in pairs]
     observed = np.array([share for _state, _seat, share in games.samples])
     game = np.unique(np.array(games.game, dtype=np.int64), return_inverse=True)[1]
     errors = [calibration_error(row, observed, game) for row in predicted]
     best = int(np.argmin(errors))
     base = grid.index((deficit * 1.0, spread * 1.0))
-    return grid[best][0], grid[best][1], errors[best], errors[base]
+    return grid[best][0], grid[best][1], errors[best], errors[base], found
 
 
 def fit_skill(
@@ -247,12 +259,12 @@ def fit_skill(
             deficit = float((expert - theirs).mean()) / rules.cells
             se = float((expert - theirs).std(ddof=1)) / math.sqrt(len(pairs)) / rules.cells
             spread = float(theirs.std(ddof=1) / max(expert.std(ddof=1), 1e-9))
-            fitted, scaled, error, before = refine(
+            fitted, scaled, error, before, met = refine(
                 variant, played, (deficit, spread), pool, workers
             )
             name = pool_of(rules)
             pools.setdefault(name, {})[level] = [round(fitted, 4), round(scaled, 4)]
-            rests.setdefault(name, {})[level] = fit_rest(rules.cells, played, pool, workers)
+            rests.setdefault(name, {})[level] = fit_rest(rules.cells, met)
             print(
                 f"skill {name:<11} {level:<12} moments: deficit {deficit:7.3f} +- {se:.3f} "
                 f"points a turn, spread x{spread:.3f} (means {expert.mean():.1f} vs "

@@ -248,15 +248,17 @@ def test_the_skill_fit_chooses_the_best_calibrated_handicap() -> None:
     assert len(games.pairs) == 12 and len(games.samples) == len(games.game) > 12 * 5
     moments = (0.3, 1.1)
     with ProcessPoolExecutor(max_workers=1) as pool:
-        deficit, spread, error, before = module.refine("poker-dice", games, moments, pool, 1)
-        cells = get_rules("poker-dice").cells
-        rest = module.fit_rest(cells, games, pool, 1)
+        deficit, spread, error, before, met = module.refine("poker-dice", games, moments, pool, 1)
+    cells = get_rules("poker-dice").cells
     grid = {(0.3 * a, 1.1 * b) for a in module.DEFICIT_STEPS for b in module.SPREAD_STEPS}
     assert (deficit, spread) in grid
     assert error <= before
     # The rest: one mixture per turns left, of the residuals of greedy's final totals against
     # the expert's expectation (greedy ends below it on the whole), sorted into slices.
+    # (`refine` meets the same residuals as `residuals` works out on its own.)
     found = module.residuals(games.samples, games.finals)
+    assert sorted(met) == sorted(found)
+    rest = module.fit_rest(cells, met)
     assert len(found) > 12 * 5 and all(1 <= left <= cells for left, _r in found)
     assert np.mean([r for _left, r in found]) < 0
     assert len(rest) == cells
