@@ -21,7 +21,9 @@ players x matchup and pooled per preset:
   predictions whose difference is over `FLAG_GAP`. The positions of one game are not
   independent: a decile's count says how many predictions fell there, not how many games decided
   it, so the standard error takes the games as the units (their sums of observed less
-  predicted);
+  predicted); below it, how many deciles are flagged, and how many a model without bias would
+  show by chance at those standard errors (and the chance of at least one): with 1,000 games a
+  sparse decile's standard error is 0.012-0.020, so 0.03 is under two of them;
 - the Brier score of two baselines measured on the same games, logistic regressions of the win
   on the seat's current score difference to the best rival and to the mean of the rivals (the
   second also with those differences times the share of the game played), fitted on the even
@@ -246,6 +248,25 @@ def clustered_se(e: FloatArray, game: NDArray[np.int64]) -> float:
     return float(np.sqrt(np.sum((sums - counts * mean) ** 2)) / n)
 
 
+def noise_flags(table: Sequence[dict[str, Any]], seats: int) -> tuple[float, float]:
+    """What noise alone would flag in `table` (a `reliability` with standard errors): the
+    expected number of flagged deciles, and the chance of at least one, were the model without
+    bias and each decile's gap normal with its standard error. With 2 seats the deciles above
+    one half mirror those below, so only the lower half counts (and their chances are taken as
+    independent). Reported beside the flags: a few hundred or thousand games leave a decile's
+    standard error near 0.015, where 0.03 is two of them."""
+    expected, none = 0.0, 1.0
+    for row in table:
+        se = row["se"]
+        mirrored = seats == 2 and row["decile"] >= DECILES // 2
+        if row["count"] < FLAG_COUNT or not se > 0 or mirrored:
+            continue
+        chance = math.erfc(FLAG_GAP / se / math.sqrt(2.0))
+        expected += chance
+        none *= 1.0 - chance
+    return expected, 1.0 - none
+
+
 def reliability(
     p: FloatArray, y: FloatArray, game: NDArray[np.int64] | None = None
 ) -> list[dict[str, Any]]:
@@ -324,6 +345,8 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
     ms = flat.seconds * 1000
     p50, p95 = (float(np.percentile(ms, q)) for q in (50, 95)) if len(ms) else (0.0, 0.0)
     same = len({len(rec.levels) for rec in records}) == 1
+    seats = len(records[0].levels) if same and records else 0
+    expected, some = noise_flags(table, seats)
     by_seat = np.mean([rec.shares for rec in records], axis=0) if same else np.zeros(0)
     by_level: dict[str, float] = {}
     for rec in records:
@@ -340,6 +363,9 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
         "p50_ms": p50,
         "p95_ms": p95,
         "reliability": table,
+        "flagged": sum(row["flag"] for row in table),
+        "noise_flags": expected,
+        "noise_some_flag": some,
     }
     print(
         f"\n{name}: {len(records)} games, {len(flat.p)} predictions; Brier {out['brier']:.4f} "
@@ -357,6 +383,10 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
             f"   {row['count']:>8} {row['predicted']:>9.4f} {row['observed']:>9.4f}"
             f" {row['difference']:>+8.4f} {row['se']:>7.4f}{mark}"
         )
+    print(
+        f"  flagged deciles: {out['flagged']}; a model without bias would show "
+        f"{expected:.2f} on average at these standard errors (at least one: {some:.0%})"
+    )
     return out
 
 

@@ -212,6 +212,28 @@ def test_a_small_calibration_run() -> None:
     assert flat.y[high].mean() > 0.5 > flat.y[~high & (flat.p < 0.5)].mean()
 
 
+def test_what_noise_alone_would_flag() -> None:
+    """The benchmark's account of chance: a decile whose standard error is half the target gap
+    is flagged by noise 4.55 % of the time (two standard errors); deciles too small to be
+    flagged, or (with 2 seats) above one half, the mirror of those below, do not count."""
+    module = bench()
+    gap = module.FLAG_GAP
+
+    def row(decile: int, se: float, count: int = 10_000) -> dict[str, float]:
+        return {"decile": decile, "se": se, "count": count}
+
+    expected, some = module.noise_flags([row(2, gap / 2)], 3)
+    assert expected == pytest.approx(0.0455, abs=1e-4) and some == pytest.approx(expected)
+    expected, some = module.noise_flags([row(2, gap / 2), row(7, gap / 2)], 3)
+    assert expected == pytest.approx(2 * 0.0455, abs=1e-4)
+    assert some == pytest.approx(1 - (1 - 0.0455) ** 2, abs=1e-4)
+    assert module.noise_flags([row(2, gap / 2), row(7, gap / 2)], 2)[0] == pytest.approx(
+        0.0455, abs=1e-4
+    )
+    assert module.noise_flags([row(2, gap / 2, count=module.FLAG_COUNT - 1)], 3) == (0.0, 0.0)
+    assert module.noise_flags([row(2, gap / 100)], 3)[1] < 1e-12
+
+
 def test_the_benchmark_runs_with_few_games(capsys: pytest.CaptureFixture[str]) -> None:
     module = bench()
     args = "--variants school --players 3 --matchups greedy --games 1 --workers 1 --seed 3"
@@ -221,6 +243,9 @@ def test_the_benchmark_runs_with_few_games(capsys: pytest.CaptureFixture[str]) -
     assert "school 3p expert-expert-greedy" in out
     (row,) = report["sets"]
     assert row["predictions"] > 0 and 0 <= row["brier"] <= 1
+    assert "flagged deciles:" in out and row["flagged"] == sum(
+        r["flag"] for r in row["reliability"]
+    )
 
 
 def test_sheet_reserve_trick_is_a_total() -> None:
