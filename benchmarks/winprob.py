@@ -23,7 +23,8 @@ players x matchup and pooled per preset:
   it, so the standard error takes the games as the units (their sums of observed less
   predicted); below it, how many deciles are flagged, and how many a model without bias would
   show by chance at those standard errors (and the chance of at least one): with 1,000 games a
-  sparse decile's standard error is 0.012-0.020, so 0.03 is under two of them;
+  sparse decile's standard error is 0.012-0.020, so 0.03 is under two of them; and where the
+  seats play at different levels, each level's worst decile (its own table is in `--json`);
 - the Brier score of two baselines measured on the same games, logistic regressions of the win
   on the seat's current score difference to the best rival and to the mean of the rivals (the
   second also with those differences times the share of the game played), fitted on the even
@@ -210,10 +211,11 @@ class Flat:
     progress: FloatArray
     game: NDArray[np.int64]
     seconds: FloatArray  # per call (position), not per seat
+    level: NDArray[np.str_]  # the level of the row's seat
 
     @classmethod
     def of(cls, records: Sequence[GameRecord]) -> Flat:
-        parts: dict[str, list[Any]] = {k: [] for k in ("p", "y", "b", "m", "g", "t", "s")}
+        parts: dict[str, list[Any]] = {k: [] for k in ("p", "y", "b", "m", "g", "t", "s", "l")}
         for number, rec in enumerate(records):
             rows, seats = rec.preds.shape
             parts["p"].append(rec.preds.ravel())
@@ -223,12 +225,21 @@ class Flat:
             parts["g"].append(np.full(rows * seats, number))
             parts["t"].append(np.repeat(rec.progress, seats))
             parts["s"].append(rec.seconds)
+            parts["l"].append(np.tile(np.array(rec.levels, dtype=np.str_), rows))
 
         def cat(key: str) -> Any:
             return np.concatenate(parts[key]) if parts[key] else np.zeros(0)
 
+        level = np.concatenate(parts["l"]) if parts["l"] else np.zeros(0, dtype=np.str_)
         return cls(
-            cat("p"), cat("y"), cat("b"), cat("m"), cat("t"), cat("g").astype(np.int64), cat("s")
+            cat("p"),
+            cat("y"),
+            cat("b"),
+            cat("m"),
+            cat("t"),
+            cat("g").astype(np.int64),
+            cat("s"),
+            level,
         )
 
 
@@ -248,6 +259,12 @@ def clustered_se(e: FloatArray, game: NDArray[np.int64]) -> float:
     return float(np.sqrt(np.sum((sums - counts * mean) ** 2)) / n)
 
 
+def counted(table: Sequence[dict[str, Any]], seats: int) -> list[dict[str, Any]]:
+    """The deciles of `table` that are events of their own: with 2 seats those above one half
+    are the mirror of those below (one seat's chance is the other's complement)."""
+    return [row for row in table if seats != 2 or row["decile"] < DECILES // 2]
+
+
 def noise_flags(table: Sequence[dict[str, Any]], seats: int) -> tuple[float, float]:
     """What noise alone would flag in `table` (a `reliability` with standard errors): the
     expected number of flagged deciles, and the chance of at least one, were the model without
@@ -256,10 +273,9 @@ def noise_flags(table: Sequence[dict[str, Any]], seats: int) -> tuple[float, flo
     independent). Reported beside the flags: a few hundred or thousand games leave a decile's
     standard error near 0.015, where 0.03 is two of them."""
     expected, none = 0.0, 1.0
-    for row in table:
+    for row in counted(table, seats):
         se = row["se"]
-        mirrored = seats == 2 and row["decile"] >= DECILES // 2
-        if row["count"] < FLAG_COUNT or not se > 0 or mirrored:
+        if row["count"] < FLAG_COUNT or not se > 0:
             continue
         chance = math.erfc(FLAG_GAP / se / math.sqrt(2.0))
         expected += chance
@@ -347,6 +363,19 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
     same = len({len(rec.levels) for rec in records}) == 1
     seats = len(records[0].levels) if same and records else 0
     expected, some = noise_flags(table, seats)
+    levels = sorted(set(flat.level.tolist()))
+    by_seat_level = (
+        {
+            level: reliability(
+                flat.p[flat.level == level],
+                flat.y[flat.level == level],
+                flat.game[flat.level == level],
+            )
+            for level in levels
+        }
+        if len(levels) > 1
+        else {}
+    )
     by_seat = np.mean([rec.shares for rec in records], axis=0) if same else np.zeros(0)
     by_level: dict[str, float] = {}
     for rec in records:
@@ -363,9 +392,10 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
         "p50_ms": p50,
         "p95_ms": p95,
         "reliability": table,
-        "flagged": sum(row["flag"] for row in table),
+        "flagged": sum(row["flag"] for row in counted(table, seats)),
         "noise_flags": expected,
         "noise_some_flag": some,
+        "reliability_by_level": by_seat_level,
     }
     print(
         f"\n{name}: {len(records)} games, {len(flat.p)} predictions; Brier {out['brier']:.4f} "
@@ -383,8 +413,21 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
             f"   {row['count']:>8} {row['predicted']:>9.4f} {row['observed']:>9.4f}"
             f" {row['difference']:>+8.4f} {row['se']:>7.4f}{mark}"
         )
+    for level, rows in by_seat_level.items():
+        worst = max(
+            (row for row in rows if row["count"] >= FLAG_COUNT),
+            key=lambda row: abs(row["difference"]),
+            default=None,
+        )
+        if worst is not None:
+            print(
+                f"  {level} seats' worst decile: {worst['decile'] / DECILES:.1f}-"
+                f"{(worst['decile'] + 1) / DECILES:.1f} {worst['difference']:+.4f} "
+                f"+- {worst['se']:.4f} ({worst['count']} predictions)"
+            )
     print(
-        f"  flagged deciles: {out['flagged']}; a model without bias would show "
+        f"  flagged deciles{' (below one half: the rest mirror them)' if seats == 2 else ''}: "
+        f"{out['flagged']}; a model without bias would show "
         f"{expected:.2f} on average at these standard errors (at least one: {some:.0%})"
     )
     return out

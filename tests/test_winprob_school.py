@@ -230,6 +230,7 @@ def test_what_noise_alone_would_flag() -> None:
     assert module.noise_flags([row(2, gap / 2), row(7, gap / 2)], 2)[0] == pytest.approx(
         0.0455, abs=1e-4
     )
+    assert [r["decile"] for r in module.counted([row(2, 0.1), row(7, 0.1)], 2)] == [2]
     assert module.noise_flags([row(2, gap / 2, count=module.FLAG_COUNT - 1)], 3) == (0.0, 0.0)
     assert module.noise_flags([row(2, gap / 100)], 3)[1] < 1e-12
 
@@ -245,7 +246,11 @@ def test_the_benchmark_runs_with_few_games(capsys: pytest.CaptureFixture[str]) -
     assert row["predictions"] > 0 and 0 <= row["brier"] <= 1
     assert "flagged deciles:" in out and row["flagged"] == sum(
         r["flag"] for r in row["reliability"]
-    )
+    )  # (3 seats: every decile counts; with 2 only those below one half)
+    by_level = row["reliability_by_level"]  # each level's own table: its seats' rows
+    assert set(by_level) == {"expert", "greedy"}
+    counts = [sum(r["count"] for r in by_level[level]) for level in ("expert", "greedy")]
+    assert counts[0] == 2 * counts[1] and sum(counts) == row["predictions"]
 
 
 def test_sheet_reserve_trick_is_a_total() -> None:
