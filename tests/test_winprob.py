@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicepoker.winprob import win_probability
-from dicepoker.winprob.mixture import ScoreDistribution, normal_cdf, win_chances
+from dicepoker.winprob.mixture import ScoreDistribution, normal_cdf, scale_pair, win_chances
 from dicepoker.winprob.skill import Handicap, handicap, handicapped, rest_mixture
 from support import start
 
@@ -103,6 +103,47 @@ def test_a_right_skewed_rival_is_caught_less_often_than_a_normal_one() -> None:
     normal = win_chances([leader] + [ScoreDistribution.normal(250.0, 40.0)] * 2)
     skewed = win_chances([leader] + [ScoreDistribution.skewed([1.0], [250.0], [40.0], [1.5])] * 2)
     assert skewed[0] > normal[0] + 0.02
+
+
+@pytest.mark.parametrize("kurtosis", [3.0, 4.2, 5.45, 7.0, 12.0])
+def test_a_heavy_tailed_rest_keeps_its_variance_and_has_its_kurtosis(kurtosis: float) -> None:
+    q, wide, narrow = scale_pair(kurtosis)
+    assert q * wide**2 + (1 - q) * narrow**2 == pytest.approx(1.0)
+    assert 3 * (q * wide**4 + (1 - q) * narrow**4) == pytest.approx(kurtosis)
+    dist = ScoreDistribution.heavy([1.0], [300.0], [50.0], [50.0], kurtosis)
+    grid = np.arange(-700, 1300)
+    pmf = dist.pmf(int(grid[0]), int(grid[-1]))
+    mean = float(np.dot(pmf, grid))
+    variance = float(np.dot(pmf, (grid - mean) ** 2))
+    got = float(np.dot(pmf, (grid - mean) ** 4)) / variance**2
+    assert mean == pytest.approx(300.0, abs=1e-6)
+    assert variance == pytest.approx(2500.0 + 1 / 12, rel=1e-4)
+    assert got == pytest.approx(kurtosis, rel=2e-3)
+    assert len(dist.weights) == (1 if kurtosis == 3.0 else 2)
+
+
+def test_only_the_rest_of_a_component_gets_the_heavy_tails() -> None:
+    """A component of a turn's merged ends: its own width (20) stays, the rest's (30) is scaled;
+    a component with no rest (the last turn) stays as it is, one normal."""
+    q, wide, narrow = scale_pair(6.0)
+    dist = ScoreDistribution.heavy([1.0], [100.0], [np.hypot(20.0, 30.0)], [30.0], 6.0)
+    assert dist.weights.tolist() == pytest.approx([q, 1 - q])
+    assert dist.sds.tolist() == pytest.approx([np.hypot(20, 30 * wide), np.hypot(20, 30 * narrow)])
+    last = ScoreDistribution.heavy([0.5, 0.5], [10.0, 20.0], [2.0, 0.0], [0.0, 0.0], 6.0)
+    assert last.weights.tolist() == [0.5, 0.5] and last.sds.tolist() == [2.0, 0.0]
+
+
+def test_a_lead_of_half_a_spread_is_safer_with_heavy_tails() -> None:
+    """The same variance, more of it far out: a rival half a spread behind is caught less often
+    (and one three spreads behind more often)."""
+    leader = ScoreDistribution.normal(0.0, 0.0)
+
+    def caught(behind: float, kurtosis: float) -> float:
+        rival = ScoreDistribution.heavy([1.0], [-behind], [40.0], [40.0], kurtosis)
+        return win_chances([leader, rival])[1]
+
+    assert caught(20.0, 7.0) < caught(20.0, 3.0) - 0.02
+    assert caught(120.0, 7.0) > caught(120.0, 3.0)
 
 
 def test_mixtures_check_their_parts() -> None:

@@ -5,6 +5,7 @@ calibration run through the benchmark's own functions (`benchmarks/winprob.py`).
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -16,10 +17,17 @@ from dicepoker.bots import make_bot
 from dicepoker.dice import FixedDice, SeededDice
 from dicepoker.engine import ROLL, GameState, Roll, apply, new_game, positions_of, ranking, totals
 from dicepoker.rules import get_rules
-from dicepoker.winprob import _averaged_over_reroll, chances_after, win_chances, win_probability
+from dicepoker.winprob import (
+    _averaged_over_reroll,
+    chances_after,
+    school,
+    win_chances,
+    win_probability,
+)
 from dicepoker.winprob.school import (
     _backend,
     keep_distributions,
+    rest_kurtosis,
     school_distributions,
     spread_table,
     turn_ends,
@@ -183,6 +191,19 @@ def test_the_dice_on_the_table_count() -> None:
     assert b is not None and a is not None and (b.mean, b.sd) == (a.mean, a.sd)
     mine = dists_after[mover]
     assert mine is not None and mine.mean > (dists_before[mover] or mine).mean + 50
+
+
+def test_a_seat_s_rest_has_twice_the_excess_kurtosis_of_the_measured_margins() -> None:
+    """Two independent seats of one spread: their margin has half a seat's excess kurtosis.
+    The sheet width without a measurement stays normal."""
+    measured = json.loads(
+        (Path(school.__file__).parent / "data" / school.SPREAD_FILE).read_text("utf-8")
+    )["measured"]["3"]
+    for players in (2, 3, 4):
+        margin = measured[str(players)]["scaled_kurtosis"]
+        assert margin > 4.0  # heavy tails: why the rest is not one normal
+        assert rest_kurtosis(RULES, players) == pytest.approx(3 + 2 * (margin - 3))
+    assert rest_kurtosis(get_rules("school", {"columns": 1}), 2) == 3.0
 
 
 def test_the_spread_grows_with_the_turns_left() -> None:

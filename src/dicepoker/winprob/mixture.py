@@ -75,6 +75,28 @@ def skew_pair(
     )
 
 
+#: The weight of the wide normal of `scale_pair` (a heavy-tailed rest: one draw in five from
+#: the wide one). See docs/analysis.md, "School: the rest's tails".
+WIDE_SHARE = 0.2
+
+
+def scale_pair(kurtosis: float, wide: float = WIDE_SHARE) -> tuple[float, float, float]:
+    """Two normals around one mean whose mixture has variance 1 and kurtosis `kurtosis` (3 is
+    the normal's): (the weight of the wide one, its standard deviation, the narrow one's).
+
+    With weight q the wide one's variance A and the narrow one's B solve q A + (1 - q) B = 1 and
+    q A^2 + (1 - q) B^2 = kurtosis / 3: A = 1 + sqrt(e (1 - q) / q), B = 1 - sqrt(e q / (1 - q)),
+    e = kurtosis / 3 - 1. A kurtosis at or below 3 gives (0, 1, 1), one normal; one so large
+    that B would not be positive is capped where B is a tenth."""
+    excess = kurtosis / 3.0 - 1.0
+    if not excess > 0.0 or not 0.0 < wide < 1.0:
+        return 0.0, 1.0, 1.0
+    excess = min(excess, 0.81 * (1.0 - wide) / wide)
+    big = 1.0 + float(np.sqrt(excess * (1.0 - wide) / wide))
+    small = 1.0 - float(np.sqrt(excess * wide / (1.0 - wide)))
+    return wide, float(np.sqrt(big)), float(np.sqrt(small))
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreDistribution:
     """A seat's final total: a mixture of normals (`weights` sum to 1; a component whose `sds`
@@ -109,6 +131,33 @@ class ScoreDistribution:
         if not (m.shape == w.shape == s.shape):
             raise ValueError("weights, means and sds differ in length")
         return cls(w / total, m, s)
+
+    @classmethod
+    def heavy(
+        cls,
+        weights: Sequence[float] | FloatArray,
+        means: Sequence[float] | FloatArray,
+        sds: Sequence[float] | FloatArray,
+        rest: Sequence[float] | FloatArray,
+        kurtosis: float,
+    ) -> ScoreDistribution:
+        """A mixture whose components have these means and spreads, where `rest` (at most `sds`)
+        is the part of each spread that the turns to come bring, with the given kurtosis: each
+        component becomes two normals, the rest's variance scaled by `scale_pair` and the other
+        part (a turn's ends merged into one component) kept as it is."""
+        q, wide, narrow = scale_pair(kurtosis)
+        w = np.asarray(weights, dtype=np.float64)
+        m = np.asarray(means, dtype=np.float64)
+        s = np.maximum(np.asarray(sds, dtype=np.float64), 0.0)
+        r = np.minimum(np.maximum(np.asarray(rest, dtype=np.float64), 0.0), s)
+        if q == 0.0 or not np.any(r > 0.0):
+            return cls.mixture(w, m, s)
+        other = s * s - r * r
+        return cls.mixture(
+            np.concatenate((w * q, w * (1.0 - q))),
+            np.concatenate((m, m)),
+            np.concatenate((np.sqrt(other + (wide * r) ** 2), np.sqrt(other + (narrow * r) ** 2))),
+        )
 
     @classmethod
     def skewed(

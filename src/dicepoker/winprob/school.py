@@ -4,8 +4,10 @@ A seat's final total is what its sheet holds now (`sheet_breakdown`: cells, star
 zeros) plus what its turns left will bring. The expert's value network says how much that is on
 average (`bots/school_value.py`: the network over the sheet's features, which see the rivals'
 sheets in the race for the stars, with the duel fit's correction in games with rivals); around it
-the total is taken to be normal, with a spread measured on the expert's own games with rivals
-(`data/school_spread.json`, fitted by `benchmarks/school_spread.py`).
+the total has a spread measured on the expert's own games with rivals (`data/school_spread.json`,
+fitted by `benchmarks/school_spread.py`), with the heavy tails measured there too: not one normal
+but two around the same mean, one draw in five from the wide one (`rest_kurtosis`,
+`ScoreDistribution.heavy`).
 
 Why a spread of its own: the committed spread of `school_net` is what one seat's own turns bring
 beyond the network's estimate, measured on games against mixed rivals, but who wins depends on the
@@ -116,6 +118,35 @@ def spread_table(rules: Rules, players: int) -> tuple[float, ...]:
     if committed is not None:
         return committed
     return tuple(26.0 * float(np.sqrt(t)) for t in range(rules.cells + 1))
+
+
+def live_seats(state: GameState) -> int:
+    """The seats still in the race (not forfeited)."""
+    return sum(1 for seat in range(len(state.players)) if seat not in state.forfeited)
+
+
+@functools.lru_cache(maxsize=64)
+def rest_kurtosis(rules: Rules, players: int) -> float:
+    """The kurtosis of a seat's rest of the game around its expected value, in a game of
+    `players` seats: from the kurtosis of the margins between two seats that the spread's fit
+    measured (`measured.scaled_kurtosis`, the nearest number of players), as the seats are
+    compared independent, each with the same share: a margin of two independent seats of equal
+    spread has half their excess kurtosis, so a seat's is 3 + 2 (K - 3). 3 (normal) where
+    nothing was measured. Why: the margins' tails are heavy (kurtosis 4.2 to 5.0), and a
+    normal of the same variance makes a lead of a third to one spread less safe than it is
+    (docs/analysis.md)."""
+    measured: dict[str, dict[str, Any]] = (
+        _spread_data().get("measured", {}).get(str(rules.columns), {})
+    )
+    found = {
+        int(key): float(info["scaled_kurtosis"])
+        for key, info in measured.items()
+        if "scaled_kurtosis" in info
+    }
+    if not found:
+        return 3.0
+    margin = found[min(found, key=lambda n: (abs(n - players), n))]
+    return 3.0 + 2.0 * max(0.0, margin - 3.0)
 
 
 # --- the seats between turns ----------------------------------------------------------------
@@ -237,9 +268,12 @@ def turn_ends(planner: Planner, state: GameState, kept: tuple[int, ...] | None =
     return TurnEnds(ended, np.where(ended > 0, points, 0.0))
 
 
-def _merge(weights: FloatArray, means: FloatArray, sd: float) -> ScoreDistribution:
+def _merge(
+    weights: FloatArray, means: FloatArray, sd: float, kurtosis: float = 3.0
+) -> ScoreDistribution:
     """The turn's ends as a few components: ends within `BIN` spreads of each other are one
-    component with their weight, mean and spread (the variance within it added)."""
+    component with their weight, mean and spread (the variance within it added); the spread of
+    the turns after, `sd`, with the tails of `kurtosis` (`rest_kurtosis`)."""
     keep = weights > 1e-12
     w, m = weights[keep], means[keep]
     width = max(1.0, BIN * sd)
@@ -251,7 +285,8 @@ def _merge(weights: FloatArray, means: FloatArray, sd: float) -> ScoreDistributi
     first = np.bincount(bins, weights=w * m)[used] / total[used]
     second = np.bincount(bins, weights=w * m * m)[used] / total[used]
     within = np.maximum(second - first * first, 0.0)
-    return ScoreDistribution.mixture(total[used], first, np.sqrt(sd * sd + within))
+    spreads = np.sqrt(sd * sd + within)
+    return ScoreDistribution.heavy(total[used], first, spreads, np.full(len(first), sd), kurtosis)
 
 
 def _mover(
@@ -264,7 +299,8 @@ def _mover(
     backend = _backend(state.rules)
     with backend.lock:
         ends = turn_ends(backend.planner, state, kept)
-    return _merge(ends.weight.ravel(), total + ends.points.ravel(), spread[left - 1])
+    kurtosis = rest_kurtosis(state.rules, live_seats(state))
+    return _merge(ends.weight.ravel(), total + ends.points.ravel(), spread[left - 1], kurtosis)
 
 
 # --- the seats' distributions ---------------------------------------------------------------
@@ -293,12 +329,12 @@ def school_distributions(state: GameState) -> list[ScoreDistribution | None]:
         else:
             between.append(seat)
     values = rest_values(state, between)
+    kurtosis = rest_kurtosis(rules, len(live))
     for seat, value in zip(between, values, strict=True):
         sheet = state.sheets[seat]
         total = float(sheet_breakdown(rules, sheet).total)
-        out[seat] = ScoreDistribution.normal(
-            total + float(value), spread[rules.cells - sheet.filled]
-        )
+        sd = spread[rules.cells - sheet.filled]
+        out[seat] = ScoreDistribution.heavy([1.0], [total + float(value)], [sd], [sd], kurtosis)
     return out
 
 
