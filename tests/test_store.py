@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from dicepoker.server.store import ConflictError, Store, StoredEvent, StoredGame
+from dicepoker.server.store import (
+    SQLITE_BATCH,
+    ConflictError,
+    Store,
+    StoredEvent,
+    StoredGame,
+)
 from live_server import fresh_postgres_database
 
 
@@ -64,6 +70,32 @@ async def _scenario(database: str) -> None:
 
 def test_each_event_is_committed_once(database: str) -> None:
     asyncio.run(_scenario(database))
+
+
+def test_more_games_at_once_than_one_sqlite_batch_takes(tmp_path: Path) -> None:
+    """SQLite refuses a compound SELECT of over 500 terms: the group commit of more games than
+    that at once is split into batches of at most SQLITE_BATCH, each game's events in order."""
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "store.db"))
+        await store.migrate()
+        try:
+            ids = [f"game{n}" for n in range(SQLITE_BATCH + 200)]
+            for game_id in ids:
+                game = StoredGame(
+                    id=game_id, variant="school", options={}, seats=[], status="running"
+                )
+                await store.create_game(game)
+            await asyncio.gather(
+                *(store.append(game_id, 0, _event(1), "running") for game_id in ids),
+                *(store.append(game_id, 1, _event(2), "running") for game_id in ids),
+            )
+            for game_id in ids:
+                assert [e.seq for e in await store.events(game_id)] == [1, 2]
+        finally:
+            await store.close()
+
+    asyncio.run(scenario())
 
 
 def test_a_connection_that_died_while_idle_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -55,6 +55,11 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 POOL_SIZE = 20
 POOL_OVERFLOW = 20
 IDLE_PING_SECONDS = 10.0
+#: The most games in one SQLite batch of the group commit: its statement is a compound SELECT of
+#: one term a game, and SQLite refuses one of more than 500 terms ("too many terms in compound
+#: SELECT"), which failed every move of a batch once over 500 games moved at once (found with
+#: benchmarks/memory.py at 1,200 games). PostgreSQL's batch is arrays: no such limit.
+SQLITE_BATCH = 400
 _REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]+)?=\s*['\"]?(\w+)", re.MULTILINE)
 
 
@@ -366,12 +371,15 @@ class Store:
 
     async def _write_pending(self) -> None:
         while self._pending:
-            # One append per game a batch (a game's next append waits for the one before).
+            # One append per game a batch (a game's next append waits for the one before), and
+            # on SQLite at most SQLITE_BATCH games (the rest wait for the next batch, in order).
+            most = SQLITE_BATCH if self.is_sqlite else len(self._pending)
             batch: list[_Append] = []
             later: list[_Append] = []
             games: set[str] = set()
             for item in self._pending:
-                (later if item.game_id in games else batch).append(item)
+                full = len(batch) >= most
+                (later if full or item.game_id in games else batch).append(item)
                 games.add(item.game_id)
             self._pending = later
             started = time.perf_counter()
