@@ -121,9 +121,14 @@ def start_server(
     bot_delay: float,
     chances: bool = True,
     metrics: bool = False,
+    launcher: list[str] | None = None,
+    log: Path | None = None,
 ) -> Server:
+    """`dicepoker serve` on `port`, ready to answer; `launcher`: what runs it instead of the
+    `dicepoker` command (benchmarks/memory.py's traced server); `log`: where its output goes
+    (else nowhere)."""
     command = [
-        DICEPOKER,
+        *(launcher or [DICEPOKER]),
         "serve",
         "--port",
         str(port),
@@ -145,7 +150,11 @@ def start_server(
         command.append("--no-win-probability")
     if metrics:
         command.append("--metrics")
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if log is None:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    else:
+        with log.open("ab") as out:
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     server = Server(port, process)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
