@@ -18,6 +18,7 @@ from dicepoker.server.store import (
     Store,
     StoredEvent,
     StoredGame,
+    _advance_games,
 )
 from live_server import fresh_postgres_database
 
@@ -74,13 +75,15 @@ def test_each_event_is_committed_once(database: str) -> None:
 
 def test_more_games_at_once_than_one_sqlite_batch_takes(tmp_path: Path) -> None:
     """SQLite refuses a compound SELECT of over 500 terms: the group commit of more games than
-    that at once is split into batches of at most SQLITE_BATCH, each game's events in order."""
+    that at once is split into batches of at most SQLITE_BATCH, each game's events in order; and
+    the batches of any size share a few statements (powers of two), so that SQLAlchemy does not
+    keep a compiled statement for every size."""
 
     async def scenario() -> None:
         store = Store(str(tmp_path / "store.db"))
         await store.migrate()
         try:
-            ids = [f"game{n}" for n in range(SQLITE_BATCH + 200)]
+            ids = [f"game{n}" for n in range(SQLITE_BATCH + 300)]
             for game_id in ids:
                 game = StoredGame(
                     id=game_id, variant="school", options={}, seats=[], status="running"
@@ -92,6 +95,18 @@ def test_more_games_at_once_than_one_sqlite_batch_takes(tmp_path: Path) -> None:
             )
             for game_id in ids:
                 assert [e.seq for e in await store.events(game_id)] == [1, 2]
+            _advance_games.cache_clear()
+            start = 0
+            for count in range(1, 17):  # batches of 1 to 16 games: 5 statements (1 to 16 rows)
+                batch = ids[start : start + count]
+                start += count
+                await asyncio.gather(
+                    *(store.append(game_id, 2, _event(3), "running") for game_id in batch)
+                )
+            assert _advance_games.cache_info().currsize == 5
+            for game_id in ids:
+                expected = [1, 2, 3] if game_id in ids[:start] else [1, 2]
+                assert [e.seq for e in await store.events(game_id)] == expected
         finally:
             await store.close()
 

@@ -59,7 +59,7 @@ IDLE_PING_SECONDS = 10.0
 #: one term a game, and SQLite refuses one of more than 500 terms ("too many terms in compound
 #: SELECT"), which failed every move of a batch once over 500 games moved at once (found with
 #: benchmarks/memory.py at 1,200 games). PostgreSQL's batch is arrays: no such limit.
-SQLITE_BATCH = 400
+SQLITE_BATCH = 256
 _REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]+)?=\s*['\"]?(\w+)", re.MULTILINE)
 
 
@@ -92,10 +92,23 @@ async def create_database(url: str, name: str) -> str:
     return base.set(database=name).render_as_string(hide_password=False)
 
 
-@functools.lru_cache(maxsize=64)
+def _statement_size(count: int) -> int:
+    """The rows of the statement that commits `count` games on SQLite: the power of two at or
+    above it (the rows past `count` are NULL and match no game). Every size of statement is
+    compiled and kept by SQLAlchemy (its compiled cache, 500 statements), each as big as its
+    rows: one per batch size up to SQLITE_BATCH held 50-100 MiB in a server under load
+    (benchmarks/memory.py --trace); a power of two keeps 9 of them."""
+    size = 1
+    while size < count:
+        size *= 2
+    return size
+
+
+@functools.lru_cache(maxsize=16)
 def _advance_games(count: int) -> TextClause:
     """`UPDATE games ... FROM (the batch) ... RETURNING id` for `count` games (SQLite 3.33+ and
-    PostgreSQL alike): each game's seq moves from `old` to `new` only if it is still `old`."""
+    PostgreSQL alike): each game's seq moves from `old` to `new` only if it is still `old`; a
+    row whose id is NULL moves nothing."""
     rows = " UNION ALL ".join(
         f"SELECT CAST(:id{n} AS VARCHAR(32)) AS id, CAST(:old{n} AS INTEGER) AS old, "
         f"CAST(:new{n} AS INTEGER) AS new, CAST(:status{n} AS VARCHAR(16)) AS status, "
@@ -410,10 +423,14 @@ class Store:
                     f"person{n}": int(item.person),
                 }
             )
+        size = _statement_size(len(batch))
+        for n in range(len(batch), size):  # rows that match no game
+            params.update({f"id{n}": None, f"old{n}": None, f"new{n}": None})
+            params.update({f"status{n}": None, f"person{n}": None})
         async with self.writing(), self.engine.begin() as connection:
             # One statement moves every game of the batch that is still where its writer saw
             # it, and names them; a game that moved on meanwhile is left alone (a conflict).
-            result = await connection.execute(_advance_games(len(batch)), params)
+            result = await connection.execute(_advance_games(size), params)
             moved = set(result.scalars())
             for item in batch:
                 if item.game_id in moved:
