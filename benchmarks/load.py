@@ -123,10 +123,11 @@ def start_server(
     metrics: bool = False,
     launcher: list[str] | None = None,
     log: Path | None = None,
+    wait: float = 60.0,
 ) -> Server:
     """`dicepoker serve` on `port`, ready to answer; `launcher`: what runs it instead of the
     `dicepoker` command (benchmarks/memory.py's traced server); `log`: where its output goes
-    (else nowhere)."""
+    (else nowhere); `wait`: the longest wait for it to answer, in seconds."""
     command = [
         *(launcher or [DICEPOKER]),
         "serve",
@@ -156,7 +157,7 @@ def start_server(
         with log.open("ab") as out:
             process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     server = Server(port, process)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"server on port {port} exited with {process.returncode}")

@@ -310,10 +310,10 @@ def report(stage: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as temp:
-        folder = Path(temp) / "snapshots" if args.trace else None
+        folder = (args.snapshots or Path(temp) / "snapshots") if args.trace else None
         launcher = None
         if folder is not None:
-            folder.mkdir()
+            folder.mkdir(parents=True, exist_ok=True)
             os.environ["DICEPOKER_MEMORY_FRAMES"] = str(args.frames)
             launcher = [sys.executable, "-c", TRACED, str(folder)]
         server = start_server(
@@ -324,6 +324,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             chances=args.chances,
             launcher=launcher,
             log=args.log,
+            wait=600.0 if args.trace else 60.0,  # imports are slow under tracemalloc
         )
         try:
             result = asyncio.run(measure(args, server, folder))
@@ -357,6 +358,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trace", action="store_true", help="tracemalloc in the server")
     parser.add_argument("--frames", type=int, default=8, help="frames traced per block")
     parser.add_argument("--top", type=int, default=25, help="allocation sites shown")
+    parser.add_argument(
+        "--snapshots",
+        type=Path,
+        help="with --trace: keep the snapshots here (N.snapshot, one per line printed; "
+        "tracemalloc.Snapshot.load reads them)",
+    )
     parser.add_argument("--log", type=Path, help="the server's output, added to this file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
