@@ -484,6 +484,25 @@ def test_two_masters_on_one_store_agree_and_race_safely() -> None:
     run(scenario)
 
 
+def test_loading_keeps_no_lock_once_done() -> None:
+    """A game read from the store by several callers at once is read once, and the master keeps
+    nothing of the loading afterwards (a lock a game ever loaded was memory that only grew)."""
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        first = await _master(store)
+        second = await _master(store)
+        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        loaded = await asyncio.gather(*(second.load(live.id) for _ in range(3)))
+        assert loaded[0] is not None and all(other is loaded[0] for other in loaded)
+        assert await second.load("no-such-game") is None
+        assert second._loading == {} and second._early == {}
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)
+
+
 class LateEventsStore(MemoryStore):
     """A memory store where, once armed, an event is committed between a game's row being read
     and its events being read (what another process can do between the two queries)."""

@@ -173,6 +173,12 @@ def _leave_unjudged(forecast: Forecast, live: LiveGame, late: Late) -> None:
         _unjudged.popitem(last=False)
 
 
+def forget(game_id: str) -> None:
+    """The master let the game go (over, nobody watches it): no longer left to judge, so that
+    `_unjudged` does not keep it in memory (up to UNJUDGED_MAX such games)."""
+    _unjudged.pop(game_id, None)
+
+
 def _judge_next() -> None:
     """A forecast finished (a place in the worker is free): judge the newest game left
     unjudged whose position still is."""

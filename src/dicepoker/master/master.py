@@ -39,7 +39,7 @@ from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
 from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
-from dicepoker.master.forecast import Forecast, adopt_chances, foresee, judge
+from dicepoker.master.forecast import Forecast, adopt_chances, foresee, forget, judge
 from dicepoker.master.live import LiveGame, RecordingDice, utcnow
 from dicepoker.master.loading import (
     Upkeep,
@@ -66,6 +66,19 @@ class Watcher(Protocol):
 
     async def close(self) -> None:
         """Stop for good (the master is closing)."""
+
+
+class _Loading:
+    """A game being read from the store: its lock (one reader at a time) and how many callers
+    hold or wait for it. The master forgets it once none does: kept for good, one lock a game
+    ever loaded (every game of another process that a socket here asked for) was memory that
+    only grew."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
 
 
 def waiting() -> Refusal:
@@ -98,7 +111,7 @@ class GameMaster:
         self.dice: DiceSource = dice or SecretDice()
         self.games: dict[str, LiveGame] = {}
         self._watchers: list[Watcher] = []
-        self._loading: dict[str, asyncio.Lock] = {}
+        self._loading: dict[str, _Loading] = {}
         # Bus messages that arrived while their game was being loaded from the store.
         self._early: dict[str, list[dict[str, Any]]] = {}
         self.upkeep = Upkeep(self)
@@ -254,17 +267,27 @@ class GameMaster:
         live = self.games.get(game_id)
         if live is not None:
             return live
-        lock = self._loading.setdefault(game_id, asyncio.Lock())
-        async with lock:
-            live = self.games.get(game_id)
-            if live is not None:
-                return live
-            row = await self.store.game(game_id)
-            if row is None:
-                return None
-            events = await self.store.events(game_id)
-            live = live_from(row, events, self.now)
-            self.games[game_id] = live
+        loading = self._loading.get(game_id)
+        if loading is None:
+            loading = self._loading[game_id] = _Loading()
+        loading.users += 1
+        try:
+            async with loading.lock:
+                live = self.games.get(game_id)
+                if live is not None:
+                    return live
+                row = await self.store.game(game_id)
+                if row is None:
+                    return None
+                events = await self.store.events(game_id)
+                live = live_from(row, events, self.now)
+                self.games[game_id] = live
+        finally:
+            loading.users -= 1
+            if loading.users == 0:
+                del self._loading[game_id]
+                if game_id not in self.games:  # not found, or not read: nothing to apply them to
+                    self._early.pop(game_id, None)
         if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
             # An event committed after our read was announced before the game was here.
             async with live.lock:
@@ -278,6 +301,7 @@ class GameMaster:
         store)."""
         if live.status in ("finished", seating.ABANDONED) and not live.subscribers:
             self.games.pop(live.id, None)
+            forget(live.id)  # nor wait for its forecast (that would keep it in memory)
 
     # --- seats -----------------------------------------------------------------------------
 
@@ -490,8 +514,8 @@ class GameMaster:
         """Another process committed an event of (or seated someone in) `game_id`."""
         live = self.games.get(game_id)
         if live is None:
-            lock = self._loading.get(game_id)
-            if lock is not None and lock.locked():
+            loading = self._loading.get(game_id)
+            if loading is not None and loading.lock.locked():
                 self._early.setdefault(game_id, []).append(message)
             return
         kind = message.get("kind")
