@@ -72,7 +72,10 @@ class Game:
         self.state: GameState = new_game(rules, players)
         self.dice = dice
         self.extra: dict[str, Any] = dict(extra or {})
-        self.turns: list[dict[str, Any]] = []
+        # Each finished turn as its JSON text: a server holds the record of every live game,
+        # and a turn's dicts and lists took about 650 bytes, its text about 100 (a School game
+        # of 3 columns has 78 turns: benchmarks/memory.py). `turns` reads them back.
+        self._turns: list[str] = []
         self._current: dict[str, Any] = {"rolls": []}
         # Called with the state and the action before each action is applied (analysis, logs).
         self.observer: Callable[[GameState, Action], None] | None = None
@@ -113,11 +116,17 @@ class Game:
                 current["forfeit"] = "timeout"
             else:
                 current["move"] = str(action)
-            self.turns.append(current)
             self._current = {"rolls": []}
         if auto:
             current["auto"] = True
+        if current is not self._current:  # the turn ended
+            self._turns.append(json.dumps(current, separators=(",", ":")))
         self.state = after
+
+    @property
+    def turns(self) -> list[dict[str, Any]]:
+        """The finished turns, as in the record (copies: changing them changes nothing)."""
+        return [json.loads(turn) for turn in self._turns]
 
     @property
     def current_rolls(self) -> list[dict[str, Any]]:
@@ -126,15 +135,15 @@ class Game:
 
     def to_record(self) -> dict[str, Any]:
         """The game as a record (a turn in progress is the last turn, without a move)."""
-        turns = list(self.turns)
+        turns = list(self._turns)
         if self._current["rolls"]:
-            turns.append(self._current)
+            turns.append(json.dumps(self._current, separators=(",", ":")))
         return {
             "variant": self.rules.variant,
             "options": self.rules.option_dict,
             "players": list(self.state.players),
             **self.extra,
-            "turns": json.loads(json.dumps(turns)),
+            "turns": json.loads("[" + ",".join(turns) + "]"),
         }
 
 
@@ -303,9 +312,7 @@ def _play_turn(game: Game, number: int, turn: object, last: bool) -> None:
         raise ValueError(str(exc)) from None
     if not isinstance(parsed, Move):
         raise ValueError(f"{move!r} is not a move (score ROW, strike ROW or zero ROW)")
-    game.play(parsed)
-    if turn.get("auto") is True:
-        game.turns[-1]["auto"] = True
+    game.play(parsed, auto=turn.get("auto") is True)
 
 
 def replay(
