@@ -59,6 +59,18 @@ _cell = CellView.build
 _star = StarView.build
 
 
+#: Distinct cell views shared (by their values) between rows, sheets and games.
+SHARED_CELLS = 4096
+
+
+@lru_cache(maxsize=SHARED_CELLS)
+def _shared_cell(values: tuple[tuple[str, Any], ...]) -> CellView:
+    """The one view of a cell with these values. Views are never changed once built, and a
+    server keeps every live game's sheets: a cell's own model (its fields, and the set of those
+    given) took about 0.5 KiB, for a few hundred distinct cells in all (benchmarks/memory.py)."""
+    return _cell(**dict(values))
+
+
 def cell_view(sheet: Sheet, index: int, cell: Cell | None) -> CellView | None:
     """One cell: its mark and points, and for School cells the reserve note (struck or not)."""
     if cell is None:
@@ -73,7 +85,7 @@ def cell_view(sheet: Sheet, index: int, cell: Cell | None) -> CellView | None:
         if cell.note is not None:
             values["note"] = cell.note
             values["note_struck"] = sheet.note_at != index
-    return _cell(**values)
+    return _shared_cell(tuple(values.items()))
 
 
 def sheet_view(
