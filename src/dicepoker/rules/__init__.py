@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from dicepoker.rules.model import ClockPolicy, Combo, OptionSpec, Pattern, Row, Rules, Value
@@ -60,9 +61,17 @@ def resolve_options(
 
 
 def get_rules(name: str, options: Mapping[str, object] | None = None) -> Rules:
-    """The concrete rules of variant `name` with `options` (validated; defaults filled in)."""
+    """The concrete rules of variant `name` with `options` (validated; defaults filled in).
+    The same variant and options give the very same `Rules` (immutable): a server held one for
+    every live game, each with the engine's tables built again in its `memo` (5-10 KiB a game,
+    benchmarks/memory.py)."""
     variant = find_variant(name)
-    return variant.build(resolve_options(variant, options))
+    return _built(variant, tuple(resolve_options(variant, options).items()))
+
+
+@functools.lru_cache(maxsize=256)
+def _built(variant: Variant, options: tuple[tuple[str, bool | int], ...]) -> Rules:
+    return variant.build(dict(options))
 
 
 def parse_option_value(text: str) -> bool | int:
