@@ -496,7 +496,7 @@ def test_loading_keeps_no_lock_once_done() -> None:
         loaded = await asyncio.gather(*(second.load(live.id) for _ in range(3)))
         assert loaded[0] is not None and all(other is loaded[0] for other in loaded)
         assert await second.load("no-such-game") is None
-        assert second._loading == {} and second._early == {}
+        assert len(second._loading) == 0 and second._early == {}
         for master in (first, second):
             await master.close()
 

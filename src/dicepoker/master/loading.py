@@ -16,6 +16,7 @@ then on (`abandoned`), and its record stays, unfinished, with the time it was cl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -33,9 +34,59 @@ from dicepoker.record import Game
 from dicepoker.rules import get_rules
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from dicepoker.master.master import GameMaster
 
 log = logging.getLogger("dicepoker.master")
+
+
+class _Reading:
+    """A game being read from the store: its lock and how many callers hold or wait for it."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
+class Readers:
+    """The games being read from the store, one reader at a time each. A game's entry is
+    forgotten once no caller holds or waits for it: kept for good, one lock a game ever loaded
+    (with two processes, every game of the other process that a socket here asked for) was
+    memory that only grew."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, _Reading] = {}
+
+    @contextlib.asynccontextmanager
+    async def one(self, game_id: str) -> AsyncIterator[None]:
+        """Hold `game_id`'s reading lock (waiting for the caller that holds it)."""
+        entry = self._games.get(game_id)
+        if entry is None:
+            entry = self._games[game_id] = _Reading()
+        entry.users += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.users -= 1
+            if entry.users == 0:
+                del self._games[game_id]
+
+    def reading(self, game_id: str) -> bool:
+        """Whether `game_id` is being read now (what the bus announces meanwhile is kept)."""
+        entry = self._games.get(game_id)
+        return entry is not None and entry.lock.locked()
+
+    def busy(self, game_id: str) -> bool:
+        """Whether a caller holds or waits for `game_id`'s reading lock."""
+        return game_id in self._games
+
+    def __len__(self) -> int:
+        return len(self._games)
+
 
 #: Games loaded at a time by the background resume, between turns of the event loop.
 RESUME_BATCH = 50

@@ -17,7 +17,6 @@ change. Games are loaded when first asked for, and closed when nobody plays them
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -42,6 +41,7 @@ from dicepoker.master.broadcast import Broadcaster
 from dicepoker.master.forecast import Forecast, adopt_chances, foresee, forget, judge
 from dicepoker.master.live import LiveGame, RecordingDice, utcnow
 from dicepoker.master.loading import (
+    Readers,
     Upkeep,
     abandoned_refusal,
     close_abandoned,
@@ -49,7 +49,7 @@ from dicepoker.master.loading import (
     mark_abandoned,
 )
 from dicepoker.master.newgame import rules_with_clock
-from dicepoker.master.refusal import Refusal
+from dicepoker.master.refusal import Refusal, waiting
 from dicepoker.master.rematch import rematch_id, rematch_seats
 from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
 from dicepoker.protocol import ReactionId
@@ -66,23 +66,6 @@ class Watcher(Protocol):
 
     async def close(self) -> None:
         """Stop for good (the master is closing)."""
-
-
-class _Loading:
-    """A game being read from the store: its lock (one reader at a time) and how many callers
-    hold or wait for it. The master forgets it once none does: kept for good, one lock a game
-    ever loaded (every game of another process that a socket here asked for) was memory that
-    only grew."""
-
-    __slots__ = ("lock", "users")
-
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-        self.users = 0
-
-
-def waiting() -> Refusal:
-    return Refusal("waiting", "the game starts when every seat is taken")
 
 
 class GameMaster:
@@ -111,7 +94,7 @@ class GameMaster:
         self.dice: DiceSource = dice or SecretDice()
         self.games: dict[str, LiveGame] = {}
         self._watchers: list[Watcher] = []
-        self._loading: dict[str, _Loading] = {}
+        self._loading = Readers()
         # Bus messages that arrived while their game was being loaded from the store.
         self._early: dict[str, list[dict[str, Any]]] = {}
         self.upkeep = Upkeep(self)
@@ -267,12 +250,8 @@ class GameMaster:
         live = self.games.get(game_id)
         if live is not None:
             return live
-        loading = self._loading.get(game_id)
-        if loading is None:
-            loading = self._loading[game_id] = _Loading()
-        loading.users += 1
         try:
-            async with loading.lock:
+            async with self._loading.one(game_id):
                 live = self.games.get(game_id)
                 if live is not None:
                     return live
@@ -280,14 +259,10 @@ class GameMaster:
                 if row is None:
                     return None
                 events = await self.store.events(game_id)
-                live = live_from(row, events, self.now)
-                self.games[game_id] = live
+                live = self.games[game_id] = live_from(row, events, self.now)
         finally:
-            loading.users -= 1
-            if loading.users == 0:
-                del self._loading[game_id]
-                if game_id not in self.games:  # not found, or not read: nothing to apply them to
-                    self._early.pop(game_id, None)
+            if game_id not in self.games and not self._loading.busy(game_id):
+                self._early.pop(game_id, None)  # not found, or not read: nothing to apply them to
         if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
             # An event committed after our read was announced before the game was here.
             async with live.lock:
@@ -514,8 +489,7 @@ class GameMaster:
         """Another process committed an event of (or seated someone in) `game_id`."""
         live = self.games.get(game_id)
         if live is None:
-            loading = self._loading.get(game_id)
-            if loading is not None and loading.lock.locked():
+            if self._loading.reading(game_id):
                 self._early.setdefault(game_id, []).append(message)
             return
         kind = message.get("kind")

@@ -23,3 +23,8 @@ class Refusal(Exception):
 
     def __repr__(self) -> str:
         return f"Refusal({self.code!r}, {self.message!r})"
+
+
+def waiting() -> Refusal:
+    """A game's seats are not all taken yet: nobody moves before it starts."""
+    return Refusal("waiting", "the game starts when every seat is taken")
