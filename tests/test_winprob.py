@@ -73,15 +73,21 @@ def test_a_long_shot_keeps_its_chance() -> None:
     assert win_chances([shot, Exact(60)])[0] == pytest.approx(0.046)
 
 
+def grid_moments(dist: ScoreDistribution, low: int, high: int, order: int) -> tuple[float, ...]:
+    """Mean, variance and the standardised central moment of `order` of `dist` on its whole-number
+    grid from `low` to `high`."""
+    grid = np.arange(low, high + 1)
+    pmf = dist.pmf(low, high)
+    mean = float(np.dot(pmf, grid))
+    variance = float(np.dot(pmf, (grid - mean) ** 2))
+    return mean, variance, float(np.dot(pmf, (grid - mean) ** order)) / variance ** (order / 2)
+
+
 @pytest.mark.parametrize("skew", [-1.2, -0.3, 0.0, 0.2, 0.8, 1.6, 3.0])
 @pytest.mark.parametrize("share", [0.35, 0.5, 0.7])
 def test_a_skewed_component_has_its_three_moments(skew: float, share: float) -> None:
     dist = ScoreDistribution.skewed([1.0], [250.0], [60.0], [skew], share=share)
-    grid = np.arange(-600, 1400)
-    pmf = dist.pmf(int(grid[0]), int(grid[-1]))
-    mean = float(np.dot(pmf, grid))
-    variance = float(np.dot(pmf, (grid - mean) ** 2))
-    got = float(np.dot(pmf, (grid - mean) ** 3)) / variance**1.5
+    mean, variance, got = grid_moments(dist, -600, 1399, 3)
     # The grid adds 1/12 to the variance (each component's mass is rounded to whole numbers).
     assert mean == pytest.approx(250.0, abs=1e-6)
     assert variance == pytest.approx(3600.0 + 1 / 12, rel=1e-4)
@@ -111,11 +117,7 @@ def test_a_heavy_tailed_rest_keeps_its_variance_and_has_its_kurtosis(kurtosis: f
     assert q * wide**2 + (1 - q) * narrow**2 == pytest.approx(1.0)
     assert 3 * (q * wide**4 + (1 - q) * narrow**4) == pytest.approx(kurtosis)
     dist = ScoreDistribution.heavy([1.0], [300.0], [50.0], [50.0], kurtosis)
-    grid = np.arange(-700, 1300)
-    pmf = dist.pmf(int(grid[0]), int(grid[-1]))
-    mean = float(np.dot(pmf, grid))
-    variance = float(np.dot(pmf, (grid - mean) ** 2))
-    got = float(np.dot(pmf, (grid - mean) ** 4)) / variance**2
+    mean, variance, got = grid_moments(dist, -700, 1299, 4)
     assert mean == pytest.approx(300.0, abs=1e-6)
     assert variance == pytest.approx(2500.0 + 1 / 12, rel=1e-4)
     assert got == pytest.approx(kurtosis, rel=2e-3)

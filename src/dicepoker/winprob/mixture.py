@@ -97,6 +97,17 @@ def scale_pair(kurtosis: float, wide: float = WIDE_SHARE) -> tuple[float, float,
     return wide, float(np.sqrt(big)), float(np.sqrt(small))
 
 
+def _arrays(
+    weights: Sequence[float] | FloatArray,
+    means: Sequence[float] | FloatArray,
+    sds: Sequence[float] | FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """A mixture's parts as float arrays, the spreads at least 0."""
+    w = np.asarray(weights, dtype=np.float64)
+    m = np.asarray(means, dtype=np.float64)
+    return w, m, np.maximum(np.asarray(sds, dtype=np.float64), 0.0)
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreDistribution:
     """A seat's final total: a mixture of normals (`weights` sum to 1; a component whose `sds`
@@ -122,12 +133,10 @@ class ScoreDistribution:
         means: Sequence[float] | FloatArray,
         sds: Sequence[float] | FloatArray,
     ) -> ScoreDistribution:
-        w = np.asarray(weights, dtype=np.float64)
+        w, m, s = _arrays(weights, means, sds)
         total = float(w.sum())
         if not (len(w) > 0 and total > 0 and np.all(w >= 0)):
             raise ValueError("a mixture needs non-negative weights with a positive sum")
-        m = np.asarray(means, dtype=np.float64)
-        s = np.maximum(np.asarray(sds, dtype=np.float64), 0.0)
         if not (m.shape == w.shape == s.shape):
             raise ValueError("weights, means and sds differ in length")
         return cls(w / total, m, s)
@@ -146,9 +155,7 @@ class ScoreDistribution:
         component becomes two normals, the rest's variance scaled by `scale_pair` and the other
         part (a turn's ends merged into one component) kept as it is."""
         q, wide, narrow = scale_pair(kurtosis)
-        w = np.asarray(weights, dtype=np.float64)
-        m = np.asarray(means, dtype=np.float64)
-        s = np.maximum(np.asarray(sds, dtype=np.float64), 0.0)
+        w, m, s = _arrays(weights, means, sds)
         r = np.minimum(np.maximum(np.asarray(rest, dtype=np.float64), 0.0), s)
         if q == 0.0 or not np.any(r > 0.0):
             return cls.mixture(w, m, s)
@@ -171,9 +178,7 @@ class ScoreDistribution:
         """A mixture whose components have these means, spreads and skewnesses: each skewed
         component becomes two normals of one spread whose mixture has its first three moments
         (`skew_pair`), `share` of its variance in the distance between them."""
-        w = np.asarray(weights, dtype=np.float64)
-        m = np.asarray(means, dtype=np.float64)
-        s = np.maximum(np.asarray(sds, dtype=np.float64), 0.0)
+        w, m, s = _arrays(weights, means, sds)
         g = np.nan_to_num(np.asarray(skews, dtype=np.float64))
         p, up, down, inner = skew_pair(s, g, SKEW_SHARE if share is None else share)
         split = p > 0.0
