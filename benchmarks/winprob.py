@@ -364,18 +364,10 @@ def summary(name: str, records: Sequence[GameRecord]) -> dict[str, Any]:
     seats = len(records[0].levels) if same and records else 0
     expected, some = noise_flags(table, seats)
     levels = sorted(set(flat.level.tolist()))
-    by_seat_level = (
-        {
-            level: reliability(
-                flat.p[flat.level == level],
-                flat.y[flat.level == level],
-                flat.game[flat.level == level],
-            )
-            for level in levels
-        }
-        if len(levels) > 1
-        else {}
-    )
+    by_seat_level: dict[str, list[dict[str, Any]]] = {}
+    for level in levels if len(levels) > 1 else []:
+        mine = flat.level == level
+        by_seat_level[level] = reliability(flat.p[mine], flat.y[mine], flat.game[mine])
     by_seat = np.mean([rec.shares for rec in records], axis=0) if same else np.zeros(0)
     by_level: dict[str, float] = {}
     for rec in records:
