@@ -187,6 +187,9 @@ class Stats:
     judged: int = 0
     judged_late: int = 0
     measuring: bool = False
+    # When the measured period began: only intents sent since count (one sent before it may
+    # have waited out the driver's own collection, which is not the servers' latency).
+    since: float = float("inf")
 
 
 class Person:
@@ -242,7 +245,7 @@ class Person:
                         if message["seat"] == 1:
                             self.stats.under_way.add(self.game_id)
                         sent = self.stats.sent.get((self.game_id, message["seq"]))
-                        if sent is not None and self.stats.measuring:
+                        if sent is not None and sent >= self.stats.since and self.stats.measuring:
                             self.stats.latencies.append(now - sent)
                         if self.counts and self.stats.measuring:
                             self.stats.moves += 1
@@ -289,6 +292,7 @@ class Person:
 BOTS = ["greedy", "expert"]
 CREATING = 64  # games created at once (HTTP connections)
 UNDER_WAY_SECONDS = 120.0  # at most this long for every game to be under way before measuring
+SETTLE_SECONDS = 5.0  # between the driver's last collection and the measured period
 
 
 async def create_game(
@@ -356,12 +360,14 @@ async def keep_game(
         n += 100_000
 
 
-async def _watch_lag(stats: Stats, stop: asyncio.Event) -> None:
-    """How late the driver's loop wakes up: latency it adds to every measurement."""
-    while not stop.is_set():
+async def _watch_lag(stats: Stats) -> None:
+    """How late the driver's loop wakes up during the measured period: latency it adds to
+    every measurement."""
+    while stats.measuring:
         before = time.perf_counter()
         await asyncio.sleep(0.01)
-        stats.driver_lag.append(time.perf_counter() - before - 0.01)
+        if stats.measuring:
+            stats.driver_lag.append(time.perf_counter() - before - 0.01)
 
 
 async def drive(
@@ -402,10 +408,13 @@ async def drive(
         while not stats.games_running <= stats.under_way and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)  # every game under way (a game that is not shows below)
         # The driver's own collector pauses would count as server latency: none while measuring
-        # (what the driver allocates in a minute is small; it collects again afterwards).
+        # (what the driver allocates in a minute is small; it collects again afterwards). This
+        # last collection walks every game's objects, seconds with thousands of games: the
+        # driver then reads what came meanwhile before the period starts (SETTLE_SECONDS).
         gc.collect()
         gc.freeze()
         gc.disable()
+        await asyncio.sleep(SETTLE_SECONDS)
         scrapes = [await scrape(client, server.url) for server in servers] if METRICS else []
         cpu_before = [server.cpu_seconds() for server in servers]
         workers_before = [server.workers_cpu_seconds() for server in servers]
@@ -414,8 +423,8 @@ async def drive(
         # Said on standard error, so that a profiler can be started on the servers now.
         pids = " ".join(str(server.process.pid) for server in servers)
         print(f"measuring for {seconds} s (server pids {pids})", file=sys.stderr, flush=True)
-        start = time.perf_counter()
-        watch = asyncio.create_task(_watch_lag(stats, stop))
+        start = stats.since = time.perf_counter()
+        watch = asyncio.create_task(_watch_lag(stats))
         await asyncio.sleep(seconds)  # the measured period
         stats.measuring = False
         gc.enable()
