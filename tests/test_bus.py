@@ -1,8 +1,8 @@
 """The Redis bus (dicepoker.server.bus): messages reach the other processes in order, what is
 queued meanwhile in one pipeline, never their sender, and all of them on a graceful stop; leases
-have one holder at a time, renewed by asking Redis at least every half lease, given back on a
-graceful stop. Two buses on the test Redis stand for two processes; a clock of the test's own
-says when half a lease has passed."""
+have one holder at a time, renewed by asking Redis at least every half lease, not asked for while
+another process surely holds them, given back on a graceful stop. Two buses on the test Redis
+stand for two processes; a clock of the test's own says when half a lease has passed."""
 
 from __future__ import annotations
 
@@ -121,17 +121,36 @@ def test_a_lease_has_one_holder_and_is_asked_for_again_after_half_a_lease() -> N
             assert asked[0] == 2
             assert await a.client.pttl(LEASE + game) >= ttl_before
             assert await b.claim(game) is False
-            # A lease that is not ours (it was taken from Redis: expired, say) is asked for
-            # each time, and never believed held.
+            # A lease another process took (ours expired, say) is never believed held; it is not
+            # asked for again before Redis said it runs out (by our clock), then it is.
+            heard: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+            async def hear(_game: str, message: dict[str, Any]) -> None:
+                heard.put_nowait(message)
+
+            await a.start(hear, _nothing)
             await a.client.delete(LEASE + game)
+            assert await b.claim(game) is False  # b believes a holds it: a's lease has time left
+            clock_b.now += LEASE_MS / 1000  # it has run out, by b's clock: b asks and takes it
             assert await b.claim(game) is True
             clock_a.now += LEASE_MS / 1000
+            assert not a.held_elsewhere(game)  # not known before asking
             assert await a.claim(game) is False
+            assert a.held_elsewhere(game)
             assert await a.claim(game) is False
-            assert asked[0] == 4
-            # A graceful stop gives the lease back: the other takes it at once.
+            assert asked[0] == 3
+            clock_a.now += LEASE_MS / 1000 - 0.1  # b's lease has (by a's clock) nearly run out
+            assert await a.claim(game) is False and asked[0] == 3
+            clock_a.now += 0.2
+            assert not a.held_elsewhere(game)
+            assert await a.claim(game) is False  # b still holds it in Redis: asked, refused
+            assert asked[0] == 4 and a.held_elsewhere(game)
+            # A graceful stop gives the lease back and says so: the other takes it at once.
             await b.release_all()
+            assert (await asyncio.wait_for(heard.get(), 5))["kind"] == "released"
+            assert not a.held_elsewhere(game)
             assert await a.claim(game) is True
+            assert asked[0] == 5
         finally:
             await a.client.delete(LEASE + game)
             await a.close()

@@ -309,6 +309,57 @@ def test_a_failing_bot_is_replaced_by_greedy_for_the_action() -> None:
     run(scenario)
 
 
+class ElsewhereBus:
+    """The bus of a process that knows another process holds every game's lease while
+    `elsewhere` (Redis said so at its last claim); it counts the claims it is asked."""
+
+    process_id = "second"
+    shared = True
+
+    def __init__(self) -> None:
+        self.elsewhere = True
+        self.claims = 0
+
+    async def start(self, handler: Any, on_reconnect: Any) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
+        return None
+
+    async def claim(self, game_id: str) -> bool:
+        self.claims += 1
+        return not self.elsewhere
+
+    def held_elsewhere(self, game_id: str) -> bool:
+        return self.elsewhere
+
+
+def test_a_bot_another_process_surely_drives_is_not_started_here() -> None:
+    """With two processes, the one that does not hold a game's lease hears of every move: it
+    starts no bot loop (no delay, no claim) until the holder's lease may have run out."""
+
+    async def scenario() -> None:
+        bus = ElsewhereBus()
+        master = GameMaster(MemoryStore(), Broadcaster(bus), dice=SeededDice(3))
+        driver = BotDriver(master, delay=0)
+        seats = [{"kind": "bot", "level": "greedy"}]
+        live, _ = await master.create("yahtzee", {}, seats, None)
+        master.look(live)
+        await asyncio.sleep(0)
+        assert not driver._tasks.running(live.id) and bus.claims == 0 and live.seq == 0
+        bus.elsewhere = False  # the holder's lease ran out: the next look takes the game over
+        queue = master.broadcaster.subscribe(live)
+        master.look(live)
+        await asyncio.wait_for(queue.get(), timeout=30)
+        assert live.seq >= 1 and bus.claims >= 1
+        await master.close()
+
+    run(scenario)
+
+
 def test_a_bot_choice_made_on_a_position_the_game_left_is_never_applied() -> None:
     """While the bot thinks, another process moves the game (here: the same seat's intent
     committed meanwhile); the driver looks again instead of applying the old choice."""
@@ -450,6 +501,9 @@ class SharedBus:
 
             async def claim(self, game_id: str) -> bool:
                 return name == "first"
+
+            def held_elsewhere(self, game_id: str) -> bool:
+                return False  # not known without asking
 
         return Side()
 

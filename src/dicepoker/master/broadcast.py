@@ -44,6 +44,11 @@ class Broadcaster:
         """Whether this process drives the game's bots and clock now (its lease)."""
         return await self.bus.claim(game_id)
 
+    def held_elsewhere(self, game_id: str) -> bool:
+        """Whether another process surely drives the game's bots and clock now (its lease, as
+        this process last heard of it): nothing to start here."""
+        return self.bus.held_elsewhere(game_id)
+
     # --- this process's subscribers ----------------------------------------------------------
 
     def subscribe(self, live: LiveGame, seat: tuple[int, str] | None = None) -> asyncio.Queue[str]:

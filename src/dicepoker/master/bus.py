@@ -43,6 +43,10 @@ class Bus(Protocol):
         """Whether this process may drive the game's bots and clock now (taking or renewing)."""
         ...
 
+    def held_elsewhere(self, game_id: str) -> bool:
+        """Whether another process surely holds the game's lease now, known without asking."""
+        ...
+
 
 class LocalBus:
     """One process: nobody to tell, and every game's bots and clocks are this process's."""
@@ -63,3 +67,6 @@ class LocalBus:
 
     async def claim(self, game_id: str) -> bool:
         return True
+
+    def held_elsewhere(self, game_id: str) -> bool:
+        return False

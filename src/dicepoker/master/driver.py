@@ -79,8 +79,12 @@ class BotDriver:
         master.watch(self)
 
     def look(self, live: LiveGame) -> None:
-        """Start the game's bot loop when a bot is to move (one loop per game at a time)."""
+        """Start the game's bot loop when a bot is to move (one loop per game at a time) and
+        no other process surely drives it (it would wait its delay only to be refused the
+        lease; the master looks again at each event and lease sweep)."""
         if self._closing or live.id in self._driving or live.bot_to_move() is None:
+            return
+        if self.master.broadcaster.held_elsewhere(live.id):
             return
         if not self._tasks.running(live.id):
             self._tasks.start(live.id, self.drive(live), name=f"bots-{live.id}")

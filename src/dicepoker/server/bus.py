@@ -6,8 +6,10 @@ go out through one writer, in order, what came meanwhile in one pipeline (a grou
 the moves of many games at once: one write and one wake-up of Redis instead of one each); each
 process also hears its own messages back, and drops them by their first bytes unread. Leases
 (who drives a game's bots and clock) are Redis keys with an expiry, renewed at an action once
-half a lease has passed since the last renewal. What a bus is for and why a lost message only
-delays a process: dicepoker.master.bus. One process needs no Redis (`LocalBus`).
+half a lease has passed since the last renewal; a lease another process holds is not asked for
+again before Redis said it would run out, unless its holder says it gave it back. What a bus is
+for and why a lost message only delays a process: dicepoker.master.bus. One process needs no
+Redis (`LocalBus`).
 """
 
 from __future__ import annotations
@@ -44,14 +46,15 @@ LEASE = "dicepoker:lease:"
 #: dropped: the moves are committed, and the other processes catch up from the database.
 OUTBOX_LIMIT = 10_000
 
-# Take the lease when it is free, extend it when it is ours; never take it from a live holder.
+# Take the lease when it is free, extend it when it is ours (1); never take it from a live
+# holder: then the milliseconds its lease has left, negated (0 or less).
 _CLAIM = """
 local holder = redis.call('GET', KEYS[1])
 if holder == false or holder == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
-return 0
+return -math.max(redis.call('PTTL', KEYS[1]), 0)
 """
 
 # Give the lease back when it is ours (a graceful stop), so another process takes over at once.
@@ -85,6 +88,11 @@ class RedisBus:
         # second or two and would otherwise ask Redis each time; the lease is renewed at least
         # every half lease.
         self._held: dict[str, float] = {}
+        # The games whose lease another process holds, each with the time (`clock`) its lease
+        # runs out at the earliest, as Redis said. With two processes, the one that does not
+        # drive a game's bots hears of each of its moves, and would ask Redis at every one.
+        self._elsewhere: dict[str, float] = {}
+        self._kept = 0  # entries of both after the last pruning
         # Every message starts with its origin, so that our own, heard back, is dropped unread.
         self._own = orjson.dumps({"origin": self.process_id})[:-1]
         self._outbox: list[tuple[str, bytes]] = []
@@ -168,18 +176,40 @@ class RedisBus:
         asked = self.clock()
         if self._held.get(game_id, 0.0) > asked:
             return True  # Redis set it to expire a whole lease after `asked` at the earliest
+        if self._elsewhere.get(game_id, 0.0) > asked:
+            return False  # its holder's lease has not run out yet
         try:
-            held = bool(
+            answer = int(
                 await self._claim(keys=[LEASE + game_id], args=[self.process_id, self.lease_ms])
             )
         except Exception as exc:
             log.warning("redis lease for game %s failed: %s", game_id, exc)
             return False
-        if held:
+        self._prune(asked)
+        if answer == 1:
             self._held[game_id] = asked + self.lease_ms / 2000
-        else:
-            self._held.pop(game_id, None)
-        return held
+            self._elsewhere.pop(game_id, None)
+            return True
+        self._held.pop(game_id, None)
+        # Its lease was measured after `asked`: it runs out no earlier than this.
+        self._elsewhere[game_id] = asked - answer / 1000
+        return False
+
+    def held_elsewhere(self, game_id: str) -> bool:
+        """Whether another process surely holds the game's lease now (Redis said so at our last
+        claim, and it has not run out or been given back since): no need to ask."""
+        return self._elsewhere.get(game_id, 0.0) > self.clock()
+
+    def _prune(self, now: float) -> None:
+        """Forget the leases that have run out once the beliefs have doubled since the last
+        pruning (the games of a long-running process come and go)."""
+        if len(self._held) + len(self._elsewhere) <= max(2 * self._kept, 1024):
+            return
+        # Ours until half a lease after the last ask; Redis keeps it a whole lease.
+        half = self.lease_ms / 2000
+        self._held = {game: until for game, until in self._held.items() if until + half > now}
+        self._elsewhere = {game: until for game, until in self._elsewhere.items() if until > now}
+        self._kept = len(self._held) + len(self._elsewhere)
 
     async def _read(self, handler: Handler, on_reconnect: Callable[[], Awaitable[None]]) -> None:
         """Listen to every game's channel; after a lost connection, resubscribe and catch up."""
@@ -222,6 +252,8 @@ class RedisBus:
             return
         if not isinstance(data, dict) or data.get("origin") == self.process_id:
             return
+        if data.get("kind") == "released":  # its holder gave the lease back: ask at once
+            self._elsewhere.pop(str(channel).removeprefix(CHANNEL), None)
         # Each message in a task of its own, so that one game waiting for its lock does not hold
         # up the others; a game's messages still apply in order (tasks start in order, and the
         # game's lock serves its waiters first come, first served).
