@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import gc
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -49,6 +51,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
 from dicepoker.protocol import socket_protocols
+from dicepoker.server.lifeline import die_with_parent
 from dicepoker.server.store import create_database
 from load_metrics import histograms, scrape
 
@@ -151,11 +154,17 @@ def start_server(
         command.append("--no-win-probability")
     if metrics:
         command.append("--metrics")
+    # The server stops (SIGTERM, and its workers with it) when the driver dies, however it dies.
+    bound = functools.partial(die_with_parent, os.getpid(), signal.SIGTERM)
     if log is None:
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=bound
+        )
     else:
         with log.open("ab") as out:
-            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, preexec_fn=bound
+            )
     server = Server(port, process)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
@@ -503,11 +512,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             name = f"load_{uuid.uuid4().hex[:10]}"
             databases = [asyncio.run(create_database(args.postgres, name))] * args.processes
             redis = args.redis if args.processes > 1 else None
-        servers = [
-            start_server(free_port(), db, redis, args.bot_delay, args.chances, args.metrics)
-            for db in databases
-        ]
+        servers: list[Server] = []
         try:
+            for db in databases:  # in the try: a run stopped while they start stops them too
+                servers.append(
+                    start_server(free_port(), db, redis, args.bot_delay, args.chances, args.metrics)
+                )
             report = asyncio.run(drive(servers, args.games, args.seconds, think, args.seed))
         finally:
             for server in servers:
