@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import gc
 import json
@@ -156,15 +157,9 @@ def start_server(
         command.append("--metrics")
     # The server stops (SIGTERM, and its workers with it) when the driver dies, however it dies.
     bound = functools.partial(die_with_parent, os.getpid(), signal.SIGTERM)
-    if log is None:
-        process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=bound
-        )
-    else:
-        with log.open("ab") as out:
-            process = subprocess.Popen(
-                command, stdout=out, stderr=subprocess.STDOUT, preexec_fn=bound
-            )
+    with contextlib.ExitStack() as files:
+        out: Any = files.enter_context(log.open("ab")) if log else subprocess.DEVNULL
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, preexec_fn=bound)
     server = Server(port, process)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
@@ -370,8 +365,7 @@ async def keep_game(
 
 
 async def _watch_lag(stats: Stats) -> None:
-    """How late the driver's loop wakes up during the measured period: latency it adds to
-    every measurement."""
+    """How late the driver's loop wakes up while measuring: latency added to every figure."""
     while stats.measuring:
         before = time.perf_counter()
         await asyncio.sleep(0.01)
