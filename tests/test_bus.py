@@ -212,3 +212,28 @@ def test_past_the_outbox_limit_messages_are_dropped_and_said_once(
     with caplog.at_level(logging.WARNING, logger="dicepoker.server"):
         asyncio.run(work())
     assert sum("messages wait to be sent" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_beliefs_about_leases_that_ran_out_are_forgotten() -> None:
+    """A long-running process forgets the leases it no longer needs to know of: once its
+    beliefs have doubled (and number over 1,024), those that ran out go. Its own stay a whole
+    lease after it last asked (Redis keeps them that long: a graceful stop gives them back)."""
+
+    async def work() -> None:
+        clock = Clock()
+        a = RedisBus(redis_url(), LEASE_MS, clock)
+        game = f"bus-{uuid.uuid4().hex[:8]}"
+        try:
+            half = LEASE_MS / 2000
+            a._elsewhere = {f"gone-{n}": clock.now - 1 for n in range(1500)}
+            a._elsewhere["still"] = clock.now + 5
+            a._held = {"mine-lately": clock.now - half + 1, "mine-long-ago": clock.now - half - 1}
+            assert await a.claim(game) is True
+            assert set(a._elsewhere) == {"still"}
+            assert set(a._held) == {"mine-lately", game}
+            assert a.held_elsewhere("still") and not a.held_elsewhere("gone-0")
+        finally:
+            await a.client.delete(LEASE + game)
+            await a.close()
+
+    asyncio.run(work())
