@@ -28,6 +28,7 @@ from dicepoker.master import (
     TurnClock,
 )
 from dicepoker.master.broadcast import QUEUE_SIZE
+from dicepoker.master.bus import LocalBus
 from dicepoker.master.messages import RESYNC
 from test_workers import killed
 
@@ -309,25 +310,16 @@ def test_a_failing_bot_is_replaced_by_greedy_for_the_action() -> None:
     run(scenario)
 
 
-class ElsewhereBus:
+class ElsewhereBus(LocalBus):
     """The bus of a process that knows another process holds every game's lease while
     `elsewhere` (Redis said so at its last claim); it counts the claims it is asked."""
 
-    process_id = "second"
     shared = True
 
     def __init__(self) -> None:
+        super().__init__()
         self.elsewhere = True
         self.claims = 0
-
-    async def start(self, handler: Any, on_reconnect: Any) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
-        return None
 
     async def claim(self, game_id: str) -> bool:
         self.claims += 1
