@@ -300,3 +300,32 @@ def test_school_spreads_are_measured_for_every_width() -> None:
         assert spread is not None and len(spread) == rules.cells + 1
         assert spread[0] == 0.0 and min(spread[1:]) > 0.0
         assert spread[1] < spread[rules.cells // 2] < spread[rules.cells]
+
+
+def test_loaded_networks_hold_no_weight_on_the_slow_path() -> None:
+    """The committed networks are read with their negligible weights at exactly 0: subnormal
+    weights (and weights whose products are subnormal) put the CPU on a slow path that made the
+    network about ten times slower. Their values are the raw weights' values."""
+    from dicepoker.bots.school_net import NEGLIGIBLE, SchoolNet, _unpack
+
+    raw_data = json.loads(DATA.read_text())
+    rng = np.random.default_rng(0)
+    for columns in range(1, 7):
+        rules = get_rules("school", {"columns": columns})
+        model = model_for(rules)
+        assert model is not None
+        for array in [w for layer in model.layers for w in layer] + [model.linear]:
+            magnitudes = np.abs(array)
+            assert not ((magnitudes > 0) & (magnitudes < NEGLIGIBLE)).any()
+        stored = raw_data["models"][str(columns)]
+        raw = SchoolNet(
+            columns,
+            tuple((_unpack(layer["w"]), _unpack(layer["b"])) for layer in stored["layers"]),
+            _unpack(stored["linear"]),
+            float(stored.get("scale", 100.0)),
+        )
+        assert any(((np.abs(w) > 0) & (np.abs(w) < NEGLIGIBLE)).any() for w, _ in raw.layers), (
+            "the stored weights have none to flush: this test no longer tests anything"
+        )
+        features = rng.random((64, len(model.linear)))
+        assert np.allclose(model(features), raw(features), rtol=0, atol=1e-4)

@@ -30,6 +30,12 @@ F32Array = NDArray[np.float32]
 # than it saves for a turn's few hundred sheets: docs/bots.md, "Latency").
 CHUNK = 16
 
+#: Weights smaller than this are read as 0. Training leaves a few thousand weights of each network
+#: (those weight decay drove to nothing) at 1e-45 to 1e-30: subnormal numbers, or numbers whose
+#: products are subnormal, which the CPU computes on a slow path. They made the network about ten
+#: times slower (docs/bots.md, "Latency"), and none of them moves a value by 1e-15 points.
+NEGLIGIBLE = 1e-20
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SchoolNet:
@@ -90,8 +96,11 @@ class SchoolNet:
     def from_json(cls, data: dict[str, Any]) -> SchoolNet:
         return cls(
             int(data["columns"]),
-            tuple((_unpack(layer["w"]), _unpack(layer["b"])) for layer in data["layers"]),
-            _unpack(data["linear"]),
+            tuple(
+                (_flushed(_unpack(layer["w"])), _flushed(_unpack(layer["b"])))
+                for layer in data["layers"]
+            ),
+            _flushed(_unpack(data["linear"])),
             float(data.get("scale", 100.0)),
             data.get("info"),
         )
@@ -101,6 +110,11 @@ def _pack(array: F32Array) -> dict[str, Any]:
     """An array as little-endian float32, zlib-compressed, base64 text."""
     raw = np.ascontiguousarray(array, dtype="<f4").tobytes()
     return {"shape": list(array.shape), "f32": base64.b64encode(zlib.compress(raw, 9)).decode()}
+
+
+def _flushed(array: F32Array) -> F32Array:
+    """`array` with its negligible weights (`NEGLIGIBLE`) made exactly 0."""
+    return np.where(np.abs(array) < NEGLIGIBLE, np.float32(0), array).astype(np.float32)
 
 
 def _unpack(data: dict[str, Any]) -> F32Array:
