@@ -63,6 +63,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dicepoker.bots.planner import FloatArray
+from dicepoker.bots.school_net import flushed
 from dicepoker.bots.school_value import (
     DATA,
     DuelFit,
@@ -163,8 +164,10 @@ def fit(
             errors.append(forward(x[part])[0] - target[part])
         return float(np.sqrt(np.mean(np.concatenate(errors) ** 2)) * scale)
 
-    layers = tuple((params[2 * i], params[2 * i + 1]) for i in range(n_layers))
-    fitted = replace(net, layers=layers, linear=params[-1])
+    # Weight decay leaves weights at nothing (subnormal numbers, a slow path of the CPU): the
+    # self-play of the next iteration reads them as 0, like the committed networks.
+    layers = tuple((flushed(params[2 * i]), flushed(params[2 * i + 1])) for i in range(n_layers))
+    fitted = replace(net, layers=layers, linear=flushed(params[-1]))
     return fitted, rmse(train[: len(held) * 4]), rmse(held)
 
 

@@ -329,3 +329,28 @@ def test_loaded_networks_hold_no_weight_on_the_slow_path() -> None:
         )
         features = rng.random((64, len(model.linear)))
         assert np.allclose(model(features), raw(features), rtol=0, atol=1e-4)
+
+
+def test_training_reads_weights_at_nothing_as_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`train_school.fit` hands the next iteration's self-play a network whose negligible weights
+    are 0, like the committed ones (weight decay leaves subnormal weights behind)."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(name, "1")  # what the script sets on import, undone after the test
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from dicepoker.bots.school_net import NEGLIGIBLE, SchoolNet
+    from train_school import fit
+
+    rules = get_rules("school", {"columns": 1})
+    net = SchoolNet.initial(rules, [8], seed=1)
+    first, bias = net.layers[0]
+    first = first.copy()
+    first[0, :4] = np.float32(1e-40)  # subnormal
+    first[1, :4] = np.float32(1e-25)  # products with small features are subnormal
+    net = SchoolNet(net.columns, ((first, bias), *net.layers[1:]), net.linear)
+    x = np.random.default_rng(0).random((64, len(net.linear))).astype(np.float32)
+    fitted, _, _ = fit(net, x, np.zeros(64), epochs=1, rate=0.0, batch=16, seed=0)
+    weights = fitted.layers[0][0]
+    assert (weights[:2, :4] == 0).all()
+    assert (weights[2:] == first[2:]).all()  # the rest as it was (a rate of 0 moves nothing)
+    for array in [w for layer in fitted.layers for w in layer] + [fitted.linear]:
+        assert not ((np.abs(array) > 0) & (np.abs(array) < NEGLIGIBLE)).any()

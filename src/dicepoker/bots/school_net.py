@@ -97,10 +97,10 @@ class SchoolNet:
         return cls(
             int(data["columns"]),
             tuple(
-                (_flushed(_unpack(layer["w"])), _flushed(_unpack(layer["b"])))
+                (flushed(_unpack(layer["w"])), flushed(_unpack(layer["b"])))
                 for layer in data["layers"]
             ),
-            _flushed(_unpack(data["linear"])),
+            flushed(_unpack(data["linear"])),
             float(data.get("scale", 100.0)),
             data.get("info"),
         )
@@ -112,7 +112,7 @@ def _pack(array: F32Array) -> dict[str, Any]:
     return {"shape": list(array.shape), "f32": base64.b64encode(zlib.compress(raw, 9)).decode()}
 
 
-def _flushed(array: F32Array) -> F32Array:
+def flushed(array: F32Array) -> F32Array:
     """`array` with its negligible weights (`NEGLIGIBLE`) made exactly 0."""
     return np.where(np.abs(array) < NEGLIGIBLE, np.float32(0), array).astype(np.float32)
 
@@ -256,6 +256,7 @@ __all__ = [
     "SchoolNet",
     "duel_features",
     "duel_fit_for",
+    "flushed",
     "load_duel_fits",
     "load_models",
     "load_spreads",
