@@ -291,10 +291,13 @@ def win_duels(args: argparse.Namespace) -> dict[str, Any]:
                     variant, VARIANTS[variant], players, seeds, pool, args.workers
                 )
                 fair = 1 / players
+                # Groups that all came out the same (the two players agreed everywhere) have no
+                # spread: the margin is then no measure at all.
+                margin = (result.rate - fair) / result.se if result.se > 0 else math.nan
                 print(
                     f"{variant:<11} {players:>7} {result.games:>7} {result.rate:>11.4f} "
                     f"{fair:>6.3f} {result.se:>7.4f} {result.naive_se:>8.4f} "
-                    f"{(result.rate - fair) / result.se:>9.1f} {result.seconds:>8.0f}",
+                    f"{margin:>9.1f} {result.seconds:>8.0f}",
                     flush=True,
                 )
                 report["win_duels"].append(
