@@ -25,6 +25,7 @@ from dicepoker.bots.school_value import (
     RISK,
     WIN_POINTS,
     DuelFit,
+    SchoolNet,
     SchoolValue,
     after_positions,
     duel_features,
@@ -302,31 +303,30 @@ def test_school_spreads_are_measured_for_every_width() -> None:
         assert spread[1] < spread[rules.cells // 2] < spread[rules.cells]
 
 
-def test_loaded_networks_hold_no_weight_on_the_slow_path() -> None:
+def _negligible_weights(net: SchoolNet) -> int:
+    """How many of the network's weights are not 0 but under `NEGLIGIBLE`."""
+    from dicepoker.bots.school_net import NEGLIGIBLE
+
+    arrays = [array for layer in net.layers for array in layer] + [net.linear]
+    return sum(int(((np.abs(a) > 0) & (np.abs(a) < NEGLIGIBLE)).sum()) for a in arrays)
+
+
+def test_loaded_networks_hold_no_weight_on_the_slow_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """The committed networks are read with their negligible weights at exactly 0: subnormal
     weights (and weights whose products are subnormal) put the CPU on a slow path that made the
     network about ten times slower. Their values are the raw weights' values."""
-    from dicepoker.bots.school_net import NEGLIGIBLE, SchoolNet, _unpack
+    import dicepoker.bots.school_net as school_net
 
-    raw_data = json.loads(DATA.read_text())
+    models = json.loads(DATA.read_text())["models"]
     rng = np.random.default_rng(0)
     for columns in range(1, 7):
-        rules = get_rules("school", {"columns": columns})
-        model = model_for(rules)
+        model = model_for(get_rules("school", {"columns": columns}))
         assert model is not None
-        for array in [w for layer in model.layers for w in layer] + [model.linear]:
-            magnitudes = np.abs(array)
-            assert not ((magnitudes > 0) & (magnitudes < NEGLIGIBLE)).any()
-        stored = raw_data["models"][str(columns)]
-        raw = SchoolNet(
-            columns,
-            tuple((_unpack(layer["w"]), _unpack(layer["b"])) for layer in stored["layers"]),
-            _unpack(stored["linear"]),
-            float(stored.get("scale", 100.0)),
-        )
-        assert any(((np.abs(w) > 0) & (np.abs(w) < NEGLIGIBLE)).any() for w, _ in raw.layers), (
-            "the stored weights have none to flush: this test no longer tests anything"
-        )
+        assert _negligible_weights(model) == 0
+        with monkeypatch.context() as raw_weights:  # read as stored, nothing made 0
+            raw_weights.setattr(school_net, "NEGLIGIBLE", 0.0)
+            raw = SchoolNet.from_json(models[str(columns)])
+        assert _negligible_weights(raw) > 0, "none to flush: this test no longer tests anything"
         features = rng.random((64, len(model.linear)))
         assert np.allclose(model(features), raw(features), rtol=0, atol=1e-4)
 
@@ -337,7 +337,6 @@ def test_training_reads_weights_at_nothing_as_zero(monkeypatch: pytest.MonkeyPat
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.setenv(name, "1")  # what the script sets on import, undone after the test
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    from dicepoker.bots.school_net import NEGLIGIBLE, SchoolNet
     from train_school import fit
 
     rules = get_rules("school", {"columns": 1})
@@ -352,5 +351,4 @@ def test_training_reads_weights_at_nothing_as_zero(monkeypatch: pytest.MonkeyPat
     weights = fitted.layers[0][0]
     assert (weights[:2, :4] == 0).all()
     assert (weights[2:] == first[2:]).all()  # the rest as it was (a rate of 0 moves nothing)
-    for array in [w for layer in fitted.layers for w in layer] + [fitted.linear]:
-        assert not ((np.abs(array) > 0) & (np.abs(array) < NEGLIGIBLE)).any()
+    assert _negligible_weights(fitted) == 0
