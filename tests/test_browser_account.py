@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
+from playwright.sync_api import Browser, Locator, Page, Route, ViewportSize, expect
 
 from browser_support import WORDS, Api, OpenPerson, Person, artifacts_dir, people, screenshot
 from live_server import NO_LIMITS, LiveServer
@@ -333,6 +333,57 @@ def test_sign_up_log_out_and_a_wrong_password_in_every_language(
     expect(page).to_have_url(server.url + "/")
     toast(page, words["welcome_back"].format(name=name))
     expect_logged_in(page, name)
+    only_refusals(person)
+
+
+class Gate:
+    """Holds the requests a page route sends it until `release`, then lets every one through
+    (those held and those still to come), whichever comes first."""
+
+    def __init__(self) -> None:
+        self.opened = False
+        self.held: list[Route] = []
+
+    def __call__(self, route: Route) -> None:
+        if self.opened:
+            route.continue_()
+        else:
+            self.held.append(route)
+
+    def release(self) -> None:
+        self.opened = True
+        for route in self.held:
+            route.continue_()
+        self.held.clear()
+
+
+def test_a_form_sent_while_the_page_still_loads_is_sent_by_the_page(
+    server: LiveServer, open_person: OpenPerson
+) -> None:
+    """A visitor quick enough to send the sign-up form before its script has arrived, and again
+    before the script's catalog has: the browser never sends the form itself (a GET to the page
+    that would put the password in the address); the page holds it and answers, in its words,
+    once it is set up."""
+    words = ACCOUNT_WORDS["es"]
+    person = open_person(locale=LOCALES["es"])
+    page = person.page
+    script, catalog = Gate(), Gate()
+    page.route(re.compile(r"/js/signup\.js(\?|$)"), script)
+    page.route(re.compile(r"/i18n/es\.json(\?|$)"), catalog)
+    page.goto(server.url + "/signup", wait_until="commit")
+    signup_form = page.locator("#signup-form")
+    fill_sign_up(page, "Sol_early", PASSWORD, PASSWORD + "x", "es")
+    expect(signup_form).to_have_attribute("data-held", "1")
+    script.release()
+    expect(signup_form).to_have_attribute("data-wired", "1")
+    expect(signup_form).not_to_have_attribute("data-held", "1")
+    catalog.release()
+    expect(page.locator("#signup-error")).to_have_text(words["mismatch"])
+    assert page.url == server.url + "/signup"
+    # Sent again with the two passwords the same: signed up, back at the lobby.
+    fill_sign_up(page, "Sol_early", PASSWORD, PASSWORD, "es")
+    expect(page).to_have_url(server.url + "/")
+    expect_logged_in(page, "Sol_early")
     only_refusals(person)
 
 

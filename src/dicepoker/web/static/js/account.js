@@ -1,7 +1,7 @@
 // The account page (/account): log out (DELETE /api/session), change the password (POST
 // /api/me/password: the current one asked again) and delete the account (DELETE /api/me: the
 // password asked again, then a question to confirm).
-import { $, api, flash, loadCatalog, t } from "./common.js";
+import { $, api, flash, loadCatalog, onSubmit, t } from "./common.js";
 import { busy, clearErrors, field, form, refusalWords, showError, showRefusal } from "./accountforms.js";
 
 const passwordForm = form("#password-form");
@@ -84,13 +84,13 @@ async function deleteAccount() {
   window.location.assign("/");
 }
 
-async function start() {
-  await loadCatalog();
-  const logout = $("#logout-button", HTMLButtonElement);
-  logout.addEventListener("click", () => busy(logout, logOut));
+function start() {
+  const ready = loadCatalog();
   const change = $("#password-button", HTMLButtonElement);
-  passwordForm.addEventListener("submit", (submit) => busy(change, () => changePassword(submit)));
-  deleteForm.addEventListener("submit", askToDelete);
+  onSubmit(passwordForm, ready, (submit) => busy(change, () => changePassword(submit)));
+  onSubmit(deleteForm, ready, askToDelete);
+  const logout = $("#logout-button", HTMLButtonElement);
+  logout.addEventListener("click", () => ready.then(() => busy(logout, logOut)));
   $("#delete-no").addEventListener("click", keepAccount);
   const yes = $("#delete-yes", HTMLButtonElement);
   yes.addEventListener("click", () => busy(yes, deleteAccount));

@@ -6,8 +6,19 @@ const LANGS = ["en", "es", "pt"];
 /** @type {Record<string, string>} */
 let catalog = {};
 
-/** Load the catalog of the page's language (the one the templates use). */
-export async function loadCatalog() {
+/** @type {Promise<Record<string, string>> | null} */
+let loading = null;
+
+/**
+ * Load the catalog of the page's language (the one the templates use), once: every later call
+ * answers the same promise, so a handler may await it without asking the server again.
+ */
+export function loadCatalog() {
+  loading ??= fetchCatalog();
+  return loading;
+}
+
+async function fetchCatalog() {
   try {
     const version = document.documentElement.dataset.version || "";
     const response = await fetch(`/i18n/${LANG}.json?v=${encodeURIComponent(version)}`, { credentials: "same-origin" });
@@ -18,6 +29,28 @@ export async function loadCatalog() {
   tidyLangSwitch();
   showFlash();
   return catalog;
+}
+
+/**
+ * Send the form's submissions to `handler`, each once `ready` (the page's set-up: its catalog,
+ * its data) has settled. Call it before the page awaits anything: a form the browser sent itself
+ * would leave the page with a GET that puts its fields, a password too, in the address. A form
+ * sent while this script still loaded was held by formguard.js and is sent again now.
+ * @param {HTMLFormElement} owner
+ * @param {Promise<unknown>} ready
+ * @param {(submit: SubmitEvent) => unknown} handler
+ */
+export function onSubmit(owner, ready, handler) {
+  const settled = ready.catch(() => undefined);
+  owner.addEventListener("submit", (submit) => {
+    submit.preventDefault();
+    settled.then(() => handler(submit));
+  });
+  owner.dataset.wired = "1";
+  if (owner.dataset.held) {
+    delete owner.dataset.held;
+    owner.requestSubmit();
+  }
 }
 
 const FLASH_KEY = "dicepoker:flash";

@@ -1,6 +1,6 @@
 // The lobby (/): create a game, join or watch one, import a record.
 import {
-  $, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, variantName,
+  $, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, onSubmit, variantName,
   rememberName, saveToken, savedName, shownName, t, tk,
 } from "./common.js";
 import { paintFace } from "./dice.js";
@@ -404,7 +404,8 @@ async function importRecord(submit) {
 
 // --- start -------------------------------------------------------------------------------------
 
-async function start() {
+/** Draw the page's seats and options in its words, with the server's variants and levels. */
+async function setUp() {
   await loadCatalog();
   for (const die of document.querySelectorAll(".hero-dice .die")) if (die instanceof HTMLElement) paintFace(die, Number(die.dataset.face), null);
   const name = savedName();
@@ -447,10 +448,15 @@ async function start() {
     clockSeconds.dataset.touched = "1";
   });
   $("#add-seat").addEventListener("click", addSeat);
-  $("#create-form").addEventListener("submit", create);
-  $("#import-form").addEventListener("submit", importRecord);
   $("#import-file", HTMLInputElement).addEventListener("change", showChosenFile);
   setupTabs();
+}
+
+async function start() {
+  const ready = setUp();
+  onSubmit($("#create-form", HTMLFormElement), ready, create);
+  onSubmit($("#import-form", HTMLFormElement), ready, importRecord);
+  await ready;
   await loadLists();
   setInterval(() => {
     if (document.visibilityState === "visible") loadLists();

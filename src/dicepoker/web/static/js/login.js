@@ -1,5 +1,5 @@
 // The log-in page (/login): POST /api/session, then back where the visitor came from (`next`).
-import { $, api, flash, loadCatalog, t } from "./common.js";
+import { $, api, flash, loadCatalog, onSubmit, t } from "./common.js";
 import { busy, clearErrors, codeOf, field, form, nextPath, showError, showRefusal } from "./accountforms.js";
 
 const logIn = form("#login-form");
@@ -26,10 +26,5 @@ async function send(submit) {
   window.location.assign(nextPath(logIn));
 }
 
-async function start() {
-  await loadCatalog();
-  const button = $("#login-button", HTMLButtonElement);
-  logIn.addEventListener("submit", (submit) => busy(button, () => send(submit)));
-}
-
-start();
+const button = $("#login-button", HTMLButtonElement);
+onSubmit(logIn, loadCatalog(), (submit) => busy(button, () => send(submit)));

@@ -1,6 +1,6 @@
 // The sign-up page (/signup): a name and a password (twice), POST /api/accounts; the new
 // account is logged in at once, and the page goes where the visitor came from.
-import { $, api, flash, loadCatalog, t } from "./common.js";
+import { $, api, flash, loadCatalog, onSubmit, t } from "./common.js";
 import { busy, clearErrors, field, form, nextPath, showError, showRefusal } from "./accountforms.js";
 
 const signUp = form("#signup-form");
@@ -31,10 +31,5 @@ async function send(submit) {
   window.location.assign(nextPath(signUp));
 }
 
-async function start() {
-  await loadCatalog();
-  const button = $("#signup-button", HTMLButtonElement);
-  signUp.addEventListener("submit", (submit) => busy(button, () => send(submit)));
-}
-
-start();
+const button = $("#signup-button", HTMLButtonElement);
+onSubmit(signUp, loadCatalog(), (submit) => busy(button, () => send(submit)));

@@ -6,7 +6,7 @@
 // advice.js (the hint), keys.js, joining.js (the waiting room) and endscreen.js; pace.js (the
 // turn counter, the title, sound and notification of the player's turn), reactions.js,
 // rematch.js and chances.js (who is winning).
-import { $, api, clear, h, loadCatalog, t } from "./common.js";
+import { $, api, clear, h, loadCatalog, onSubmit, t } from "./common.js";
 import { autoPlay, myTurn, roll } from "./actions.js";
 import { takeChances } from "./chances.js";
 import { renderAdvice, toggleHint } from "./advice.js";
@@ -99,12 +99,12 @@ function showNotFound() {
 }
 
 async function start() {
+  onSubmit($("#join-form", HTMLFormElement), loadCatalog(), join);
   await loadCatalog();
   onRedraw(render);
   $("#roll-button").addEventListener("click", roll);
   $("#auto-button").addEventListener("click", autoPlay);
   $("#hint-button").addEventListener("click", toggleHint);
-  $("#join-form").addEventListener("submit", join);
   $("#share-button").addEventListener("click", share);
   $("#share-copy").addEventListener("click", share);
   document.addEventListener("keydown", onKey);
