@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from dicepoker.server import bus
-from dicepoker.server.bus import LEASE, RedisBus
+from dicepoker.server.bus import ALIVE, LEASE, RedisBus
 from live_server import redis_url
 
 LEASE_MS = 10_000
@@ -125,8 +125,9 @@ def test_a_lease_has_one_holder_and_is_asked_for_again_after_half_a_lease() -> N
             # asked for again before Redis said it runs out (by our clock), then it is.
             heard: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
-            async def hear(_game: str, message: dict[str, Any]) -> None:
-                heard.put_nowait(message)
+            async def hear(game_id: str, message: dict[str, Any]) -> None:
+                if game_id == game:  # (other tests' processes share the test Redis)
+                    heard.put_nowait(message)
 
             await a.start(hear, _nothing)
             await a.client.delete(LEASE + game)
@@ -235,5 +236,33 @@ def test_beliefs_about_leases_that_ran_out_are_forgotten() -> None:
         finally:
             await a.client.delete(LEASE + game)
             await a.close()
+
+    asyncio.run(work())
+
+
+def test_a_process_that_stops_is_known_gone_by_the_others() -> None:
+    """Each process says it is alive at its lease sweeps; one that stops (gracefully: it deletes
+    its key; or killed: its key runs out, here deleted by the test) is known gone at the
+    others' next sweep, once. (Other tests' processes share the test Redis and may come and go
+    meanwhile, so only what these buses must see is asserted.)"""
+
+    async def work() -> None:
+        a, b, c = (RedisBus(redis_url()) for _ in range(3))
+        try:
+            await a.peers_gone()
+            await b.peers_gone()
+            await c.peers_gone()
+            assert await a.client.pttl(ALIVE + a.process_id) > LEASE_MS  # two leases
+            await a.peers_gone()
+            assert {b.process_id, c.process_id} <= a._peers and a.process_id not in a._peers
+            await b.close()  # a graceful stop
+            assert await a.peers_gone() is True
+            assert b.process_id not in a._peers and c.process_id in a._peers
+            await a.client.delete(ALIVE + c.process_id)  # killed: its key has run out
+            assert await a.peers_gone() is True
+            assert c.process_id not in a._peers
+        finally:
+            await a.close()
+            await c.close()
 
     asyncio.run(work())

@@ -352,6 +352,90 @@ def test_a_bot_another_process_surely_drives_is_not_started_here() -> None:
     run(scenario)
 
 
+class StoppedPeerBus(ElsewhereBus):
+    """An `ElsewhereBus` that also says, when told to, that another process has stopped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gone = False
+
+    async def peers_gone(self) -> bool:
+        gone, self.gone = self.gone, False
+        return gone
+
+
+async def next_event(queue: asyncio.Queue[str]) -> str:
+    while True:
+        text = await asyncio.wait_for(queue.get(), timeout=30)
+        if '"type":"event"' in text:
+            return text
+
+
+def test_a_game_another_process_drives_and_nobody_watches_here_is_forgotten() -> None:
+    """With two processes, one that neither drives a game nor has anyone watching it there
+    forgets it (its memory and its moves applied again were for nothing); asked for again, it
+    is read back from the store, whole."""
+
+    async def scenario() -> None:
+        bus = ElsewhereBus()
+        master = GameMaster(MemoryStore(), Broadcaster(bus), dice=SeededDice(3))
+        BotDriver(master, delay=0)
+        seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}]
+        live, _ = await master.create("yahtzee", {}, seats, None)
+        await master.act(live, 0, "roll", live.seq)
+        queue = master.broadcaster.subscribe(live)
+        assert master.forget_idle() == 0  # watched here
+        master.broadcaster.unsubscribe(live, queue)
+        bus.elsewhere = False
+        assert master.forget_idle() == 0  # this process may drive it
+        bus.elsewhere = True
+        assert master.forget_idle() == 1 and live.id not in master.games
+        again = await master.load(live.id)
+        assert again is not None and again is not live
+        assert again.seq == live.seq == 1 and again.game.state == live.game.state
+        # An intent under way on the forgotten copy meanwhile: committed, and the copy in memory
+        # reads it from the store.
+        await master.act(live, 0, "roll", live.seq)
+        assert again.seq == live.seq == 2 and again.game.state == live.game.state
+        await master.close()
+
+    run(scenario)
+
+
+def test_the_games_of_a_process_that_stops_go_on_in_another() -> None:
+    """Forgotten here while another process drove them, a game's bots go on here when that
+    process stops: gracefully (it gives the lease back and says so) or not (it stops saying it
+    is alive: the games that move alone are loaded again)."""
+
+    async def scenario() -> None:
+        bus = StoppedPeerBus()
+        master = GameMaster(MemoryStore(), Broadcaster(bus), dice=SeededDice(3))
+        BotDriver(master, delay=0)
+        seats = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]
+        killed_one, _ = await master.create("yahtzee", {}, seats, None)
+        stopped_one, _ = await master.create("yahtzee", {}, seats, None)
+        await master.upkeep.sweep_leases()
+        assert killed_one.id not in master.games and stopped_one.id not in master.games
+        assert killed_one.seq == stopped_one.seq == 0  # nothing driven here
+        bus.elsewhere = False  # the holder's leases run out, or are given back
+
+        await master.follow(stopped_one.id, {"kind": "released"})
+        taken = master.games[stopped_one.id]
+        await next_event(master.broadcaster.subscribe(taken))
+        assert taken.seq >= 1
+        await master.upkeep.sweep_leases()  # nobody is gone yet: nothing else is loaded
+        assert killed_one.id not in master.games
+
+        bus.gone = True
+        await master.upkeep.sweep_leases()
+        resumed = master.games[killed_one.id]
+        await next_event(master.broadcaster.subscribe(resumed))
+        assert resumed.seq >= 1
+        await master.close()
+
+    run(scenario)
+
+
 def test_a_bot_choice_made_on_a_position_the_game_left_is_never_applied() -> None:
     """While the bot thinks, another process moves the game (here: the same seat's intent
     committed meanwhile); the driver looks again instead of applying the old choice."""
@@ -496,6 +580,9 @@ class SharedBus:
 
             def held_elsewhere(self, game_id: str) -> bool:
                 return False  # not known without asking
+
+            async def peers_gone(self) -> bool:
+                return False
 
         return Side()
 

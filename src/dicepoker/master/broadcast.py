@@ -49,6 +49,10 @@ class Broadcaster:
         this process last heard of it): nothing to start here."""
         return self.bus.held_elsewhere(game_id)
 
+    async def peers_gone(self) -> bool:
+        """Whether another process serving these games stopped since the last call."""
+        return await self.bus.peers_gone()
+
     # --- this process's subscribers ----------------------------------------------------------
 
     def subscribe(self, live: LiveGame, seat: tuple[int, str] | None = None) -> asyncio.Queue[str]:

@@ -9,7 +9,10 @@ catches up from the store.
 
 Bots and turn clocks must act once, not once per process: a process drives a game's bots and
 clock only while it holds the game's lease (`claim`, renewed as it acts); when its holder
-dies the lease runs out and another process takes over.
+dies the lease runs out and another process takes over. A process forgets a running game that
+nobody watches there while another process holds its lease; so that such a game still goes on
+when its holder dies, each process says it is alive on the bus, and when one stops saying so the
+others load the games that move alone (`peers_gone`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ class Bus(Protocol):
         """Whether another process surely holds the game's lease now, known without asking."""
         ...
 
+    async def peers_gone(self) -> bool:
+        """Whether a process that served these games stopped since the last call (its games
+        that move alone need a driver: the ones this process does not hold must be loaded)."""
+        ...
+
 
 class LocalBus:
     """One process: nobody to tell, and every game's bots and clocks are this process's."""
@@ -69,4 +77,7 @@ class LocalBus:
         return True
 
     def held_elsewhere(self, game_id: str) -> bool:
+        return False
+
+    async def peers_gone(self) -> bool:
         return False

@@ -60,6 +60,9 @@ class TurnClock:
             work = self._run(live, key, live.turn_seconds)
             self._tasks.start(live.id, work, name=f"clock-{live.id}")
 
+    def holds(self, game_id: str) -> bool:
+        return self._tasks.running(game_id)
+
     async def close(self) -> None:
         self._closing = True
         await self._tasks.close()

@@ -89,6 +89,9 @@ class BotDriver:
         if not self._tasks.running(live.id):
             self._tasks.start(live.id, self.drive(live), name=f"bots-{live.id}")
 
+    def holds(self, game_id: str) -> bool:
+        return game_id in self._driving or self._tasks.running(game_id)
+
     async def close(self) -> None:
         self._closing = True
         await self._tasks.close()

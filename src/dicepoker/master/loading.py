@@ -4,7 +4,9 @@ because nobody plays them any more.
 A starting process loads no game: a game is read from the store (its events replayed) when a
 request or a socket first asks for it. Only the running games that move with nobody touching
 them (a bot's seat or a turn clock) are loaded after the start, in the background and in
-batches, so that the process is ready at once and their bots and clocks still go on.
+batches, so that the process is ready at once and their bots and clocks still go on; the same
+when another process stops, since a game that process drove may have been forgotten here
+(`GameMaster.forget_idle`: nobody watched it here).
 
 A game with no action of a person (its creation, a seat taken, a person's own move; a bot's
 move or a turn clock's does not count) for `abandon_after` seconds is closed as `abandoned`:
@@ -220,11 +222,21 @@ class Upkeep:
                 log.exception("the sweep of abandoned games failed")
 
     async def _leases(self) -> None:
-        """Take over the bots and clocks of games whose lease holder stopped renewing it."""
+        """Take over the bots and clocks of games whose lease holder stopped renewing it, forget
+        the games another process drives and nobody watches here, and, when another process
+        has stopped, load the games that move alone (those it drove may be forgotten here)."""
         while not self.master.closing:
             await asyncio.sleep(LEASE_SECONDS / 2)
-            for live in list(self.master.games.values()):
-                self.master.look(live)
+            await self.sweep_leases()
+
+    async def sweep_leases(self) -> None:
+        """One sweep of `_leases` (tests call it directly)."""
+        master = self.master
+        for live in list(master.games.values()):
+            master.look(live)
+        master.forget_idle()
+        if await master.broadcaster.peers_gone():
+            await self._resume()
 
 
 async def close_abandoned(master: GameMaster, game_id: str, when: datetime) -> None:

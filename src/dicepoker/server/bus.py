@@ -28,6 +28,7 @@ import orjson
 from dicepoker.master.bus import LEASE_MS, Bus, Handler, LocalBus
 
 __all__ = [
+    "ALIVE",
     "CHANNEL",
     "LEASE",
     "LEASE_MS",
@@ -42,6 +43,8 @@ log = logging.getLogger("dicepoker.server")
 
 CHANNEL = "dicepoker:game:"
 LEASE = "dicepoker:lease:"
+#: A key per live process (`RedisBus.peers_gone`), set again at every lease sweep.
+ALIVE = "dicepoker:alive:"
 #: The most messages waiting to be published; past it (Redis away or too slow) new ones are
 #: dropped: the moves are committed, and the other processes catch up from the database.
 OUTBOX_LIMIT = 10_000
@@ -93,6 +96,7 @@ class RedisBus:
         # drive a game's bots hears of each of its moves, and would ask Redis at every one.
         self._elsewhere: dict[str, float] = {}
         self._kept = 0  # entries of both after the last pruning
+        self._peers: set[str] = set()  # the other processes alive at the last `peers_gone`
         # Every message starts with its origin, so that our own, heard back, is dropped unread.
         self._own = orjson.dumps({"origin": self.process_id})[:-1]
         self._outbox: list[tuple[str, bytes]] = []
@@ -114,6 +118,8 @@ class RedisBus:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(Exception):  # the others take our games over at their next sweep
+            await self.client.delete(ALIVE + self.process_id)
         await self.release_all()
         self._closing = True  # the writer sends what is queued, then ends
         self._queued.set()
@@ -194,6 +200,24 @@ class RedisBus:
         # Its lease was measured after `asked`: it runs out no earlier than this.
         self._elsewhere[game_id] = asked - answer / 1000
         return False
+
+    async def peers_gone(self) -> bool:
+        """Say this process is alive (a key that lasts two leases; the lease sweep sets it again
+        every half lease) and whether a process that said so at the last call no longer does
+        (it stopped: it deleted its key, or the key ran out)."""
+        try:
+            await self.client.set(ALIVE + self.process_id, b"1", px=2 * self.lease_ms)
+            alive = {
+                (key.decode() if isinstance(key, bytes) else str(key)).removeprefix(ALIVE)
+                async for key in self.client.scan_iter(match=ALIVE + "*", count=1000)
+            }
+        except Exception as exc:  # Redis away: nobody is known gone (asked again next sweep)
+            log.warning("redis: could not tell which processes are alive: %s", exc)
+            return False
+        alive.discard(self.process_id)
+        gone = bool(self._peers - alive)
+        self._peers = alive
+        return gone
 
     def held_elsewhere(self, game_id: str) -> bool:
         """Whether another process surely holds the game's lease now (Redis said so at our last

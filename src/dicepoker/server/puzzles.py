@@ -291,6 +291,9 @@ class Puzzles:
         self._tasks[live.id] = task
         task.add_done_callback(lambda _done: self._tasks.pop(live.id, None))
 
+    def holds(self, game_id: str) -> bool:
+        return game_id in self._tasks
+
     async def close(self) -> None:
         tasks = list(self._tasks.values())
         self._tasks.clear()

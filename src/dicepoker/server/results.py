@@ -79,6 +79,9 @@ class Results:
         self._done.add(live.id)
         self._tasks.start(live.id, self._finish(live), name=f"results-{live.id}")
 
+    def holds(self, game_id: str) -> bool:
+        return self._tasks.running(game_id)
+
     async def close(self) -> None:
         await self._tasks.close()
 

@@ -394,6 +394,9 @@ class _Follow:
     def look(self, live: LiveGame) -> None:
         self.session._moved(live)
 
+    def holds(self, game_id: str) -> bool:
+        return False  # a local session's games are its own: never forgotten
+
     async def close(self) -> None:
         return None
 
