@@ -76,19 +76,15 @@ class Server:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def peak_memory_mb(self) -> float:
-        """Peak resident memory (VmHWM) of the server and its child processes (the bot worker),
-        added up, in MiB."""
-        total = 0
+    def peak_memory_mb(self) -> list[float]:
+        """Peak resident memory (VmHWM) of the server and of each of its child processes (its
+        bot and forecast workers), the server's first, in MiB."""
+        peaks = []
         for pid in _family(self.process.pid):
-            try:
-                status = Path(f"/proc/{pid}/status").read_text()
-            except OSError:
-                continue
-            for line in status.splitlines():
-                if line.startswith("VmHWM:"):
-                    total += int(line.split()[1])
-        return total / 1024
+            with contextlib.suppress(OSError):
+                kib = Path(f"/proc/{pid}/status").read_text().split("VmHWM:")[1].split()[0]
+                peaks.append(int(kib) / 1024)
+        return peaks
 
     def cpu_seconds(self) -> float:
         return _cpu_seconds(self.process.pid)
@@ -444,6 +440,7 @@ async def drive(
         stop.set()
         await asyncio.gather(*tasks, watch, return_exceptions=True)
     latencies = sorted(stats.latencies)
+    memory = [server.peak_memory_mb() for server in servers]
 
     def pct(p: float) -> float:
         if not latencies:
@@ -473,7 +470,9 @@ async def drive(
         "error_samples": stats.errors[:5],
         "games_finished": stats.games_finished,
         "games_created": stats.games_created,
-        "server_peak_memory_mb": [round(server.peak_memory_mb(), 1) for server in servers],
+        "server_peak_memory_mb": [round(sum(peaks), 1) for peaks in memory],
+        # Each process's own: the server's first, then its workers'.
+        "process_peak_memory_mb": [[round(mb, 1) for mb in peaks] for peaks in memory],
         "server_cpu_share": [round(c / elapsed, 2) for c in cpu],
         # Their bot and forecast workers' (child processes), per server.
         "workers_cpu_share": [round(c / elapsed, 2) for c in workers_cpu],
@@ -583,7 +582,8 @@ def main(argv: list[str] | None = None) -> None:
         )
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
     print(
-        f"server peak memory {report['server_peak_memory_mb']} MiB, "
+        f"server peak memory {report['server_peak_memory_mb']} MiB "
+        f"(each process: {report['process_peak_memory_mb']}), "
         f"CPU share {report['server_cpu_share']}, their workers' {report['workers_cpu_share']} "
         f"(the driver: {report['driver_cpu_share']})"
     )

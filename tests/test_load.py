@@ -59,6 +59,11 @@ def test_small_load_run(processes: int) -> None:
     latency = report["latency_ms"]
     assert 0 <= latency["p50"] <= latency["p99"] <= latency["max"]
     assert all(0 < mb < 2000 for mb in report["server_peak_memory_mb"])
+    for total, each in zip(
+        report["server_peak_memory_mb"], report["process_peak_memory_mb"], strict=True
+    ):
+        assert len(each) >= 2 and all(mb > 0 for mb in each)  # the server, then its worker(s)
+        assert abs(sum(each) - total) < 0.5
     assert all(share >= 0 for share in report["workers_cpu_share"])
     if processes > 1:
         for server in report["server_side_ms"]:
