@@ -13,6 +13,7 @@ from typing import Any
 from dicepoker.record import replay
 from dicepoker.rules import get_rules
 from live_server import LiveServer, fresh_postgres_database, redis_url
+from test_health import TOKEN, scrape, value, wait_until
 from ws_client import Player
 
 
@@ -196,6 +197,42 @@ def test_a_process_stopping_gracefully_hands_its_bots_over_at_once() -> None:
             ana.close()
     finally:
         for server in servers:
+            server.stop()
+
+
+def test_a_game_forgotten_by_a_process_goes_on_there_when_its_driver_is_killed() -> None:
+    """A process forgets a running game that another process drives and nobody watches there
+    (docs/deploy.md, "A process forgets the games it has no part in"). When the driving process
+    is killed, the game goes on in the one that forgot it, with nobody asking for the game: it
+    notices that the killed process no longer says it is alive, and loads the games that move
+    alone."""
+    database = fresh_postgres_database()
+    metered = ("--metrics", "--metrics-token", TOKEN)
+    driving, other = (
+        LiveServer(database, bot_delay=0.3, redis=redis_url(), lease_ms=1000, options=metered)
+        for _ in "ab"
+    )
+    try:
+        driving.start()
+        other.start()
+        bots = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]
+        game = _create(driving, bots, columns=3)["id"]
+
+        def running() -> float:
+            return value(scrape(other), "dicepoker_games", status="running")
+
+        watcher = Player(other.ws_url, game, None)  # the other process reads the game
+        watcher.until(lambda m: m.get("type") == "event")  # (its bots move in the driving one)
+        watcher.close()
+        assert running() == 1
+        wait_until(lambda: running() == 0, "the game forgotten where nobody watches it")
+        at_kill = driving.get(f"/api/games/{game}")["seq"]
+        driving.stop(kill=True)
+        wait_until(lambda: running() == 1, "the game loaded again once its driver is gone")
+        moved = other.wait_for(f"/api/games/{game}", lambda body: body["seq"] > at_kill + 2)
+        assert moved["status"] in ("running", "finished")
+    finally:
+        for server in (driving, other):
             server.stop()
 
 
