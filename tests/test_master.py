@@ -26,6 +26,7 @@ from dicepoker.master import (
     Refusal,
     StoredEvent,
     TurnClock,
+    messages,
 )
 from dicepoker.master.broadcast import QUEUE_SIZE
 from dicepoker.master.bus import LocalBus
@@ -587,6 +588,48 @@ class SharedBus:
         return Side()
 
 
+def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
+    """A process that commits a move sends the other processes its clients' words, so that they
+    need not build the view again. With nobody watching the game where the move is made (a bot
+    driven there for a game watched elsewhere) no view is built there, none travels, and the
+    process where the game is watched builds the same words itself."""
+
+    async def scenario() -> None:
+        store, bus = MemoryStore(), SharedBus()
+        first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
+        second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
+        for master in (first, second):
+            await master.start()
+        heard: list[dict[str, Any]] = []
+        follow = bus.handlers["second"]
+
+        async def hear(game_id: str, message: dict[str, Any]) -> None:
+            heard.append(message)
+            await follow(game_id, message)
+
+        bus.handlers["second"] = hear
+        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        there = await second.load(live.id)
+        assert there is not None
+        watcher = second.broadcaster.subscribe(there)
+        await first.act(live, 0, "roll", 0)
+        await asyncio.gather(*bus.delivered)
+        assert heard[-1]["kind"] == "event" and "told" not in heard[-1]
+        assert live.view_cache.part is None  # (no view built where nobody watches)
+        told = watcher.get_nowait()
+        assert there.last is not None
+        assert told == messages.event(there, there.last).to_json()
+        # Watched where it is made too: the words travel, and are told as they are.
+        mine = first.broadcaster.subscribe(live)
+        await first.act(live, 0, "roll", 1)
+        await asyncio.gather(*bus.delivered)
+        assert heard[-1]["told"] == mine.get_nowait() == watcher.get_nowait()
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)
+
+
 def test_two_masters_on_one_store_agree_and_race_safely() -> None:
     async def scenario() -> None:
         store, bus = MemoryStore(), SharedBus()
@@ -601,7 +644,7 @@ def test_two_masters_on_one_store_agree_and_race_safely() -> None:
         await first.act(live, 0, "roll", 0)
         await asyncio.gather(*bus.delivered)
         assert there.seq == 1 and there.game.state == live.game.state
-        assert '"seq":1' in watcher.get_nowait()  # the words the first process sent
+        assert '"seq":1' in watcher.get_nowait()  # (built here: nobody watches it there)
         # The same intent through both processes at once: applied once, the other is stale.
         move = state_move(live.game.state)
         results = await asyncio.gather(

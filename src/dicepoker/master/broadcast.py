@@ -83,24 +83,26 @@ class Broadcaster:
         """This process committed `stored` (the game is at it): tell everyone."""
         if not (live.subscribers or self.bus.shared):
             return  # nobody to tell (a game of bots only, in one process)
-        told = messages.event(live, stored).to_json()
-        self.send(live, told)
-        await self.bus.publish(
-            live.id,
-            {
-                "kind": "event",
-                "seq": stored.seq,
-                "seat": stored.seat,
-                "action": stored.action,
-                "thrown": stored.thrown,
-                "auto": stored.auto,
-                # What our clients were told: the other processes tell theirs the same words
-                # instead of building the view again, and keep the same chances instead of
-                # judging the position again (a forecast costs milliseconds of a worker).
-                "told": told,
-                "chances": live.win_probability(),
-            },
-        )
+        message: dict[str, Any] = {
+            "kind": "event",
+            "seq": stored.seq,
+            "seat": stored.seat,
+            "action": stored.action,
+            "thrown": stored.thrown,
+            "auto": stored.auto,
+            # The other processes keep the same chances instead of judging the position again
+            # (a forecast costs milliseconds of a worker).
+            "chances": live.win_probability(),
+        }
+        if live.subscribers:
+            told = messages.event(live, stored).to_json()
+            self.send(live, told)
+            # What our clients were told: the other processes tell theirs the same words
+            # instead of building the view again. With nobody here (a bot's move, driven here,
+            # in a game watched elsewhere) the view is built where it is watched: not here, and
+            # not kept here for the next event (a view kept is tens of KiB a game).
+            message["told"] = told
+        await self.bus.publish(live.id, message)
 
     def followed(self, live: LiveGame, stored: StoredEvent, told: str | None) -> None:
         """Another process committed `stored` (the game is at it now): tell our subscribers, in
