@@ -19,17 +19,14 @@ from dicepoker.dice import FixedDice, SeededDice
 from dicepoker.engine import Action, GameState, autoplay_action, parse_action
 from dicepoker.master import (
     BotDriver,
-    Broadcaster,
     GameMaster,
     LiveGame,
     MemoryStore,
     Refusal,
     StoredEvent,
     TurnClock,
-    messages,
 )
 from dicepoker.master.broadcast import QUEUE_SIZE
-from dicepoker.master.bus import LocalBus
 from dicepoker.master.messages import RESYNC
 from test_workers import killed
 
@@ -311,132 +308,6 @@ def test_a_failing_bot_is_replaced_by_greedy_for_the_action() -> None:
     run(scenario)
 
 
-class ElsewhereBus(LocalBus):
-    """The bus of a process that knows another process holds every game's lease while
-    `elsewhere` (Redis said so at its last claim); it counts the claims it is asked."""
-
-    shared = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.elsewhere = True
-        self.claims = 0
-
-    async def claim(self, game_id: str) -> bool:
-        self.claims += 1
-        return not self.elsewhere
-
-    def held_elsewhere(self, game_id: str) -> bool:
-        return self.elsewhere
-
-
-def test_a_bot_another_process_surely_drives_is_not_started_here() -> None:
-    """With two processes, the one that does not hold a game's lease hears of every move: it
-    starts no bot loop (no delay, no claim) until the holder's lease may have run out."""
-
-    async def scenario() -> None:
-        bus = ElsewhereBus()
-        master = GameMaster(MemoryStore(), Broadcaster(bus), dice=SeededDice(3))
-        driver = BotDriver(master, delay=0)
-        seats = [{"kind": "bot", "level": "greedy"}]
-        live, _ = await master.create("yahtzee", {}, seats, None)
-        master.look(live)
-        await asyncio.sleep(0)
-        assert not driver._tasks.running(live.id) and bus.claims == 0 and live.seq == 0
-        bus.elsewhere = False  # the holder's lease ran out: the next look takes the game over
-        queue = master.broadcaster.subscribe(live)
-        master.look(live)
-        await asyncio.wait_for(queue.get(), timeout=30)
-        assert live.seq >= 1 and bus.claims >= 1
-        await master.close()
-
-    run(scenario)
-
-
-class StoppedPeerBus(ElsewhereBus):
-    """An `ElsewhereBus` that also says, when told to, that another process has stopped."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gone = False
-
-    async def peers_gone(self) -> bool:
-        gone, self.gone = self.gone, False
-        return gone
-
-
-async def next_event(queue: asyncio.Queue[str]) -> str:
-    while True:
-        text = await asyncio.wait_for(queue.get(), timeout=30)
-        if '"type":"event"' in text:
-            return text
-
-
-def test_a_game_another_process_drives_and_nobody_watches_here_is_forgotten() -> None:
-    """With two processes, one that neither drives a game nor has anyone watching it there
-    forgets it (its memory and its moves applied again were for nothing); asked for again, it
-    is read back from the store, whole."""
-
-    async def scenario() -> None:
-        bus = ElsewhereBus()
-        master = GameMaster(MemoryStore(), Broadcaster(bus), dice=SeededDice(3))
-        BotDriver(master, delay=0)
-        seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}]
-        live, _ = await master.create("yahtzee", {}, seats, None)
-        await master.act(live, 0, "roll", live.seq)
-        queue = master.broadcaster.subscribe(live)
-        assert master.forget_idle() == 0  # watched here
-        master.broadcaster.unsubscribe(live, queue)
-        bus.elsewhere = False
-        assert master.forget_idle() == 0  # this process may drive it
-        bus.elsewhere = True
-        assert master.forget_idle() == 1 and live.id not in master.games
-        again = await master.load(live.id)
-        assert again is not None and again is not live
-        assert again.seq == live.seq == 1 and again.game.state == live.game.state
-        # An intent under way on the forgotten copy meanwhile: committed, and the copy in memory
-        # reads it from the store.
-        await master.act(live, 0, "roll", live.seq)
-        assert again.seq == live.seq == 2 and again.game.state == live.game.state
-        await master.close()
-
-    run(scenario)
-
-
-def test_the_games_of_a_process_that_stops_go_on_in_another() -> None:
-    """Forgotten here while another process drove them, a game's bots go on here when that
-    process stops: gracefully (it gives the lease back and says so) or not (it stops saying it
-    is alive: the games that move alone are loaded again)."""
-
-    async def scenario() -> None:
-        bus = StoppedPeerBus()
-        master = GameMaster(MemoryStore(), Broadcaster(bus), dice=SeededDice(3))
-        BotDriver(master, delay=0)
-        seats = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]
-        killed_one, _ = await master.create("yahtzee", {}, seats, None)
-        stopped_one, _ = await master.create("yahtzee", {}, seats, None)
-        await master.upkeep.sweep_leases()
-        assert killed_one.id not in master.games and stopped_one.id not in master.games
-        assert killed_one.seq == stopped_one.seq == 0  # nothing driven here
-        bus.elsewhere = False  # the holder's leases run out, or are given back
-
-        await master.follow(stopped_one.id, {"kind": "released"})
-        taken = master.games[stopped_one.id]
-        await next_event(master.broadcaster.subscribe(taken))
-        assert taken.seq >= 1
-        await master.upkeep.sweep_leases()  # nobody is gone yet: nothing else is loaded
-        assert killed_one.id not in master.games
-
-        bus.gone = True
-        await master.upkeep.sweep_leases()
-        resumed = master.games[killed_one.id]
-        await next_event(master.broadcaster.subscribe(resumed))
-        assert resumed.seq >= 1
-        await master.close()
-
-    run(scenario)
-
-
 def test_a_bot_choice_made_on_a_position_the_game_left_is_never_applied() -> None:
     """While the bot thinks, another process moves the game (here: the same seat's intent
     committed meanwhile); the driver looks again instead of applying the old choice."""
@@ -545,121 +416,6 @@ def test_a_subscriber_that_falls_behind_is_told_to_resync() -> None:
     run(scenario)
 
 
-def state_move(state: GameState) -> str:
-    from dicepoker.engine import cell_moves
-
-    return str(cell_moves(state)[0])
-
-
-class SharedBus:
-    """Two processes' buses in one: what one publishes the other hears (leases: the first)."""
-
-    def __init__(self) -> None:
-        self.handlers: dict[str, Callable[[str, dict[str, Any]], Coroutine[Any, Any, None]]] = {}
-        self.delivered: list[asyncio.Task[None]] = []
-
-    def side(self, name: str) -> Any:
-        bus = self
-
-        class Side:
-            process_id = name
-            shared = True
-
-            async def start(self, handler: Any, on_reconnect: Any) -> None:
-                bus.handlers[name] = handler
-
-            async def close(self) -> None:
-                return None
-
-            async def publish(self, game_id: str, message: dict[str, Any]) -> None:
-                for other, handler in bus.handlers.items():
-                    if other != name:
-                        bus.delivered.append(asyncio.create_task(handler(game_id, message)))
-
-            async def claim(self, game_id: str) -> bool:
-                return name == "first"
-
-            def held_elsewhere(self, game_id: str) -> bool:
-                return False  # not known without asking
-
-            async def peers_gone(self) -> bool:
-                return False
-
-        return Side()
-
-
-def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
-    """A process that commits a move sends the other processes its clients' words, so that they
-    need not build the view again. With nobody watching the game where the move is made (a bot
-    driven there for a game watched elsewhere) no view is built there, none travels, and the
-    process where the game is watched builds the same words itself."""
-
-    async def scenario() -> None:
-        store, bus = MemoryStore(), SharedBus()
-        first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
-        second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
-        for master in (first, second):
-            await master.start()
-        heard: list[dict[str, Any]] = []
-        follow = bus.handlers["second"]
-
-        async def hear(game_id: str, message: dict[str, Any]) -> None:
-            heard.append(message)
-            await follow(game_id, message)
-
-        bus.handlers["second"] = hear
-        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
-        there = await second.load(live.id)
-        assert there is not None
-        watcher = second.broadcaster.subscribe(there)
-        await first.act(live, 0, "roll", 0)
-        await asyncio.gather(*bus.delivered)
-        assert heard[-1]["kind"] == "event" and "told" not in heard[-1]
-        assert live.view_cache.part is None  # (no view built where nobody watches)
-        told = watcher.get_nowait()
-        assert there.last is not None
-        assert told == messages.event(there, there.last).to_json()
-        # Watched where it is made too: the words travel, and are told as they are.
-        mine = first.broadcaster.subscribe(live)
-        await first.act(live, 0, "roll", 1)
-        await asyncio.gather(*bus.delivered)
-        assert heard[-1]["told"] == mine.get_nowait() == watcher.get_nowait()
-        for master in (first, second):
-            await master.close()
-
-    run(scenario)
-
-
-def test_two_masters_on_one_store_agree_and_race_safely() -> None:
-    async def scenario() -> None:
-        store, bus = MemoryStore(), SharedBus()
-        first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
-        second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
-        for master in (first, second):
-            await master.start()
-        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
-        there = await second.load(live.id)
-        assert there is not None and there is not live
-        watcher = second.broadcaster.subscribe(there)
-        await first.act(live, 0, "roll", 0)
-        await asyncio.gather(*bus.delivered)
-        assert there.seq == 1 and there.game.state == live.game.state
-        assert '"seq":1' in watcher.get_nowait()  # (built here: nobody watches it there)
-        # The same intent through both processes at once: applied once, the other is stale.
-        move = state_move(live.game.state)
-        results = await asyncio.gather(
-            first.act(live, 0, move, 1), second.act(there, 0, move, 1), return_exceptions=True
-        )
-        await asyncio.gather(*bus.delivered)
-        assert sorted(type(r).__name__ for r in results) == ["Refusal", "int"]
-        assert [e.seq for e in await store.events(live.id)] == [1, 2]
-        assert there.game.state == live.game.state and there.seq == live.seq == 2
-        for master in (first, second):
-            await master.close()
-
-    run(scenario)
-
-
 def test_loading_keeps_no_lock_once_done() -> None:
     """A game read from the store by several callers at once is read once, and the master keeps
     nothing of the loading afterwards (a lock a game ever loaded was memory that only grew)."""
@@ -673,43 +429,6 @@ def test_loading_keeps_no_lock_once_done() -> None:
         assert loaded[0] is not None and all(other is loaded[0] for other in loaded)
         assert await second.load("no-such-game") is None
         assert len(second._loading) == 0 and second._early == {}
-        for master in (first, second):
-            await master.close()
-
-    run(scenario)
-
-
-class LateEventsStore(MemoryStore):
-    """A memory store where, once armed, an event is committed between a game's row being read
-    and its events being read (what another process can do between the two queries)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.between: Callable[[], Coroutine[Any, Any, Any]] | None = None
-
-    async def events(self, game_id: str, after: int = 0) -> list[StoredEvent]:
-        between, self.between = self.between, None
-        if between is not None:
-            await between()
-        return await super().events(game_id, after)
-
-
-def test_a_game_loaded_while_another_process_commits_is_at_the_events_it_replayed() -> None:
-    async def scenario() -> None:
-        store, bus = LateEventsStore(), SharedBus()
-        first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
-        second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
-        for master in (first, second):
-            await master.start()
-        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
-        await first.act(live, 0, "roll", 0)
-        store.between = lambda: first.act(live, 0, state_move(live.game.state), 1)
-        there = await second.load(live.id)  # read the row at seq 1, the events at seq 2
-        assert there is not None and there.seq == 2 and there.game.state == live.game.state
-        await asyncio.gather(*bus.delivered)  # the bus then tells of event 2: nothing to redo
-        await first.act(live, 1, "roll", 2)  # the next player's roll, told as event 3
-        await asyncio.gather(*bus.delivered)
-        assert there.seq == live.seq == 3 and there.game.state == live.game.state
         for master in (first, second):
             await master.close()
 

@@ -24,10 +24,11 @@ if TYPE_CHECKING:
     from dicepoker.master.driver import BotDriver, Inline, InThread, Thinker
     from dicepoker.master.live import LiveGame
     from dicepoker.master.local import LocalMaster
-    from dicepoker.master.master import GameMaster, Watcher
+    from dicepoker.master.master import GameMaster
     from dicepoker.master.memory import MemoryStore
     from dicepoker.master.refusal import Refusal
     from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
+    from dicepoker.master.watcher import Watcher
 
 # Where each name lives: imported when first asked for, so that a light part (the bot loop, a
 # refusal) does not bring the whole master (asyncio, the protocol's models) with it; the
@@ -47,7 +48,7 @@ _HOMES = {
     "LiveGame": "live",
     "LocalMaster": "local",
     "GameMaster": "master",
-    "Watcher": "master",
+    "Watcher": "watcher",
     "MemoryStore": "memory",
     "Refusal": "refusal",
     "ConflictError": "store",

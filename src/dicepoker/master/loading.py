@@ -6,7 +6,7 @@ request or a socket first asks for it. Only the running games that move with nob
 them (a bot's seat or a turn clock) are loaded after the start, in the background and in
 batches, so that the process is ready at once and their bots and clocks still go on; the same
 when another process stops, since a game that process drove may have been forgotten here
-(`GameMaster.forget_idle`: nobody watched it here).
+(`Upkeep.forget_idle`: nobody watched it here).
 
 A game with no action of a person (its creation, a seat taken, a person's own move; a bot's
 move or a turn clock's does not count) for `abandon_after` seconds is closed as `abandoned`:
@@ -29,6 +29,7 @@ from dicepoker.dice import FixedDice
 from dicepoker.engine import Roll, parse_action
 from dicepoker.master import seats as seating
 from dicepoker.master.bus import LEASE_SECONDS
+from dicepoker.master.forecast import forget
 from dicepoker.master.live import LiveGame, Trail
 from dicepoker.master.refusal import Refusal
 from dicepoker.master.store import StoredEvent, StoredGame
@@ -234,9 +235,39 @@ class Upkeep:
         master = self.master
         for live in list(master.games.values()):
             master.look(live)
-        master.forget_idle()
+        self.forget_idle()
         if await master.broadcaster.peers_gone():
             await self._resume()
+
+    def forget_idle(self) -> int:
+        """Forget the running games this process has no part in now: nobody watches them here,
+        another process holds their lease (it drives their bots and clocks), and nothing of
+        theirs is under way here. With two processes, the one that stopped driving a game kept
+        it, and every move of it, for nothing: a few hundred games' memory, and their moves
+        applied again, under load. A forgotten game is loaded again when it is asked for, when
+        its holder gives its lease back (`take_over`), or when its holder stops (`_leases`).
+        Answers how many were forgotten."""
+        master = self.master
+        idle = [
+            live
+            for live in master.games.values()
+            if live.status == "running"
+            and not live.subscribers
+            and master.broadcaster.held_elsewhere(live.id)
+            and not master.busy(live)
+        ]
+        for live in idle:
+            master.games.pop(live.id, None)
+            forget(live.id)
+        return len(idle)
+
+    async def take_over(self, game_id: str) -> None:
+        """The process driving a game this one does not hold gave its lease back (a graceful
+        stop): load it and let the bots and clock go on here."""
+        if self.master.broadcaster.shared:
+            live = await self.master.load(game_id)
+            if live is not None:
+                self.master.look(live)
 
 
 async def close_abandoned(master: GameMaster, game_id: str, when: datetime) -> None:

@@ -21,7 +21,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from dicepoker.dice import DiceSource, FixedDice, SecretDice
 from dicepoker.engine import (
@@ -52,23 +52,11 @@ from dicepoker.master.newgame import rules_with_clock
 from dicepoker.master.refusal import Refusal, waiting
 from dicepoker.master.rematch import rematch_id, rematch_seats
 from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
+from dicepoker.master.watcher import Watcher
 from dicepoker.protocol import ReactionId
 from dicepoker.rules import Rules
 
 log = logging.getLogger("dicepoker.master")
-
-
-class Watcher(Protocol):
-    """Something that acts on games when they change (bots, clocks, a local session)."""
-
-    def look(self, live: LiveGame) -> None:
-        """The game changed, or may need this watcher now; never blocks."""
-
-    def holds(self, game_id: str) -> bool:
-        """Whether the watcher has work of the game under way (then it stays in memory)."""
-
-    async def close(self) -> None:
-        """Stop for good (the master is closing)."""
 
 
 class GameMaster:
@@ -281,29 +269,11 @@ class GameMaster:
             self.games.pop(live.id, None)
             forget(live.id)  # nor wait for its forecast (that would keep it in memory)
 
-    def forget_idle(self) -> int:
-        """Forget the running games this process has no part in now: nobody watches them here,
-        another process holds their lease (it drives their bots and clocks), and nothing of
-        theirs is under way here. With two processes, the one that stopped driving a game kept
-        it, and every move of it, for nothing: a few hundred games' memory, and their moves
-        applied again, under load. A forgotten game is loaded again when it is asked for, when
-        its holder gives its lease back, or when its holder stops (`Upkeep`). Answers how many
-        were forgotten."""
-        idle = [live for live in self.games.values() if self._idle_here(live)]
-        for live in idle:
-            self.games.pop(live.id, None)
-            forget(live.id)
-        return len(idle)
-
-    def _idle_here(self, live: LiveGame) -> bool:
-        return (
-            live.status == "running"
-            and not live.subscribers
-            and self.broadcaster.held_elsewhere(live.id)
-            and not live.lock.locked()
-            and not self._loading.busy(live.id)
-            and not any(watcher.holds(live.id) for watcher in self._watchers)
-        )
+    def busy(self, live: LiveGame) -> bool:
+        """Whether an intent (its lock), its loading or a watcher's work is under way here."""
+        if live.lock.locked() or self._loading.busy(live.id):
+            return True
+        return any(watcher.holds(live.id) for watcher in self._watchers)
 
     # --- seats -----------------------------------------------------------------------------
 
@@ -448,11 +418,8 @@ class GameMaster:
         await judge(self.forecast, live, self.broadcaster.chances, foresight)  # (or after it)
         await self.broadcaster.committed(live, stored)
         current = self.games.get(live.id)
-        if current is not None and current is not live:
-            # `live` was forgotten while this intent was under way (`forget_idle`) and the game
-            # loaded again: that copy reads the event from the store (the bus's message of it
-            # comes back to this process unread).
-            async with current.lock:
+        if current is not None and current is not live:  # forgotten meanwhile, loaded again:
+            async with current.lock:  # that copy reads it (our bus message comes back unread)
                 await self._catch_up(current)
         return stored.seq
 
@@ -525,11 +492,8 @@ class GameMaster:
         if live is None:
             if self._loading.reading(game_id):
                 self._early.setdefault(game_id, []).append(message)
-            elif message.get("kind") == "released" and self.broadcaster.shared:
-                # Its driver stopped (a graceful stop): a game forgotten here goes on here.
-                taken = await self.load(game_id)
-                if taken is not None:
-                    self.look(taken)
+            elif message.get("kind") == "released":  # a game forgotten here goes on here
+                await self.upkeep.take_over(game_id)
             return
         kind = message.get("kind")
         if kind == "abandoned":

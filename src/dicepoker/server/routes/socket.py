@@ -92,7 +92,7 @@ async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str |
             return
     await websocket.accept(subprotocol=_subprotocol(websocket))
     # The game in memory now: one nobody watched here may have been forgotten meanwhile
-    # (`GameMaster.forget_idle`), and a forgotten copy hears of no move.
+    # (`Upkeep.forget_idle`), and a forgotten copy hears of no move.
     live = await app.master.load(game_id) or live
     broadcaster = app.master.broadcaster
     queue = broadcaster.subscribe(live, (seat, token) if seat is not None and token else None)
