@@ -187,6 +187,16 @@ class SharedBus:
         return Side()
 
 
+async def two_masters(store: MemoryStore) -> tuple[SharedBus, GameMaster, GameMaster]:
+    """Two processes' masters on one store, started, with their buses in one."""
+    bus = SharedBus()
+    first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
+    second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
+    for master in (first, second):
+        await master.start()
+    return bus, first, second
+
+
 def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
     """A process that commits a move sends the other processes its clients' words, so that they
     need not build the view again. With nobody watching the game where the move is made (a bot
@@ -194,11 +204,8 @@ def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
     process where the game is watched builds the same words itself."""
 
     async def scenario() -> None:
-        store, bus = MemoryStore(), SharedBus()
-        first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
-        second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
-        for master in (first, second):
-            await master.start()
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
         heard: list[dict[str, Any]] = []
         follow = bus.handlers["second"]
 
@@ -231,11 +238,8 @@ def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
 
 def test_two_masters_on_one_store_agree_and_race_safely() -> None:
     async def scenario() -> None:
-        store, bus = MemoryStore(), SharedBus()
-        first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
-        second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
-        for master in (first, second):
-            await master.start()
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
         live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
         there = await second.load(live.id)
         assert there is not None and there is not live
@@ -276,11 +280,8 @@ class LateEventsStore(MemoryStore):
 
 def test_a_game_loaded_while_another_process_commits_is_at_the_events_it_replayed() -> None:
     async def scenario() -> None:
-        store, bus = LateEventsStore(), SharedBus()
-        first = GameMaster(store, Broadcaster(bus.side("first")), dice=SeededDice(5))
-        second = GameMaster(store, Broadcaster(bus.side("second")), dice=SeededDice(6))
-        for master in (first, second):
-            await master.start()
+        store = LateEventsStore()
+        bus, first, second = await two_masters(store)
         live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
         await first.act(live, 0, "roll", 0)
         store.between = lambda: first.act(live, 0, state_move(live.game.state), 1)
