@@ -51,14 +51,16 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from dicepoker.protocol import socket_protocols
+from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
 from dicepoker.server.lifeline import die_with_parent
 from dicepoker.server.store import create_database
 from load_metrics import histograms, scrape
+from load_report import print_report
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 COLUMNS = 3
 METRICS = False  # --metrics
+SUBPROTOCOL_USED = [SUBPROTOCOLS[0]]  # --subprotocol
 
 
 @dataclass
@@ -200,13 +202,16 @@ class Person:
     ) -> None:
         self.game_id = game_id
         self.url = f"{ws_url}/ws/games/{game_id}"
-        self.protocols = [Subprotocol(p) for p in socket_protocols(token)]  # as the web client
+        # As the web client, in the subprotocol asked for (dicepoker.v2 by default).
+        self.protocols = [Subprotocol(p) for p in socket_protocols(token, SUBPROTOCOL_USED[0])]
         self.counts = counts  # this socket counts the game's moves
         self.stats = stats
         self.rng = rng
         self.seat: int | None = None
         self.ws: ClientConnection | None = None
         self.welcomed = asyncio.Event()
+        self.seq = 0
+        self.state: dict[str, Any] = {}  # the view now, from the messages
 
     async def run(self, think: tuple[float, float], stop: asyncio.Event) -> bool:
         """Play until the game ends (True) or the run stops (False). A connection that fails
@@ -256,9 +261,17 @@ class Person:
                         self.stats.judged_late += self.counts and self.stats.measuring
                     elif kind == "error":
                         self.stats.errors.append(f"{message['code']}: {message['message']}")
-                    if "state" not in message or "seq" not in message:
+                    if "changes" in message:  # dicepoker.v2: applied to the view before
+                        if message["seq"] != self.seq + 1:
+                            sync = {"type": "sync", "last_seq": self.seq}
+                            await ws.send(orjson.dumps(sync).decode())
+                            continue
+                        state = apply_changes(self.state, message["changes"])
+                    elif "state" in message and "seq" in message:
+                        state = message["state"]
+                    else:
                         continue
-                    state = message["state"]
+                    self.state, self.seq = state, message["seq"]
                     if state["finished"]:
                         if self.counts:
                             self.stats.games_finished += 1
@@ -521,6 +534,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report["think_seconds"] = list(think)
     report["bot_delay"] = args.bot_delay
     report["chances"] = args.chances
+    report["subprotocol"] = args.subprotocol
     return report
 
 
@@ -551,48 +565,23 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="servers with /metrics; print what their histograms recorded while measuring",
     )
+    parser.add_argument(
+        "--subprotocol",
+        choices=SUBPROTOCOLS,
+        default=SUBPROTOCOLS[0],
+        help="what the people's sockets speak (dicepoker.v1: every event with the whole view)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     BOTS[:] = args.bots.split(",")
+    SUBPROTOCOL_USED[0] = args.subprotocol
     global METRICS
     METRICS = args.metrics
     report = run(args)
     if args.json:
         print(json.dumps(report))
         return
-    latency = report["latency_ms"]
-    print(
-        f"{report['processes']} process(es) on {report['store']}: {report['games']} games for "
-        f"{report['seconds']} s (think {args.think[0]}-{args.think[1]} s, bot delay "
-        f"{args.bot_delay} s)"
-    )
-    print(
-        f"moves {report['moves']} ({report['moves_per_second']} per second), "
-        f"{report['games_finished']} games finished"
-    )
-    print(
-        f"intent -> broadcast latency over {report['deliveries_measured']} deliveries: "
-        f"p50 {latency['p50']} ms, p99 {latency['p99']} ms, max {latency['max']} ms"
-    )
-    if report["chances"]:
-        moves = max(report["moves"], 1)
-        print(
-            f"chances: {100 * report['events_with_chances'] / moves:.0f}% of the events came with "
-            f"them, {100 * report['chances_after_the_event'] / moves:.0f}% had them after"
-        )
-    print(f"errors {report['errors']} {report['error_samples'] or ''}")
-    print(
-        f"server peak memory {report['server_peak_memory_mb']} MiB "
-        f"(each process: {report['process_peak_memory_mb']}), "
-        f"CPU share {report['server_cpu_share']}, their workers' {report['workers_cpu_share']} "
-        f"(the driver: {report['driver_cpu_share']})"
-    )
-    for n, figures in enumerate(report.get("server_side_ms", [])):
-        said = ", ".join(
-            f"{name} {int(f['count'])} p50<={f['p50_le']} p99<={f['p99_le']} ms"
-            for name, f in figures.items()
-        )
-        print(f"process {n + 1}: {said}")
+    print_report(report, args.think, args.bot_delay)
 
 
 if __name__ == "__main__":

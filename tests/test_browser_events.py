@@ -6,13 +6,14 @@ to test-artifacts/events/."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
-from browser_support import Api, OpenPerson, people, screenshot, with_tokens
+from browser_support import Api, OpenPerson, people, screenshot, shown_dice, with_tokens
 from live_server import LiveServer
 from ws_client import Player
 
@@ -236,6 +237,65 @@ def test_a_page_that_lost_its_connection_is_told_the_moves_it_missed(
     expect(log).to_have_count(lines + 2)
     assert re.match(r"Ana (scored|closed|struck|took) ", log.nth(lines).inner_text())
     assert re.match(r"Bea (scored|closed|struck|took) ", log.nth(lines + 1).inner_text())
+    for player in (ana, bea):
+        player.close()
+    watcher.assert_clean()
+
+
+def test_a_page_that_missed_an_event_asks_for_a_sync_and_draws_the_game_as_it_is(
+    server: LiveServer, api: Api, open_person: OpenPerson
+) -> None:
+    """An event tells the page what changed since the event before (`dicepoker.v2`): one that
+    comes after a missed event cannot be applied. The page asks for a sync instead, once, and
+    draws the position its answer brings."""
+    game = _game(server)
+    game_id = game["id"]
+    ana, bea = (Player(server.ws_url, game_id, seat["token"]) for seat in game["seats"])
+    watcher = open_person(viewport=DESKTOP, reduced_motion="reduce")
+    page = watcher.page
+    asked: list[dict[str, Any]] = []
+    told: list[dict[str, Any]] = []
+
+    def socket(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "event" and data.get("seq") == 2:
+                return  # lost on the way: the page never hears of Ana's move
+            told.append(data)
+            ws.send(message)
+
+        def to_server(message: str | bytes) -> None:
+            asked.append(json.loads(message))
+            server_side.send(message)
+
+        server_side.on_message(to_page)
+        ws.on_message(to_server)
+
+    page.route_web_socket(re.compile(r"/ws/games/"), socket)
+    page.goto(f"{server.url}/g/{game_id}")
+    expect(page.locator("#turn-msg")).to_contain_text("Ana")
+    page.wait_for_function("() => document.querySelectorAll('#dice button.die').length > 0")
+    ana.act("roll", ana.seq)
+    expect(page.locator("#move-log .log-line").last).to_contain_text("Ana rolled")
+    ana.play_turn()  # seq 2, lost
+    bea.until(lambda m: m.get("seq") == ana.seq)
+    bea.act("roll", bea.seq)  # seq 3: changes the page cannot apply
+    api.wait_for_game(game_id, lambda g: g["seq"] == 3)
+    expect(page.locator("#turn-msg")).to_contain_text("Bea")
+    now = api.game(game_id)
+    # Drawn from the sync's whole view: Bea's dice, and Ana's move told as a missed one.
+    assert shown_dice(page) == now["state"]["turn"]["dice"]
+    expect(
+        page.locator(
+            "#move-log .log-line", has_text=re.compile(r"Ana (scored|closed|struck|took) ")
+        )
+    ).to_have_count(1)
+    syncs = [m for m in asked if m.get("type") == "sync"]
+    assert syncs == [{"type": "sync", "last_seq": 1}]
+    assert any(m["type"] == "event" and "changes" in m for m in told)
+    assert [m["seq"] for m in told if m["type"] == "sync"] == [3]
     for player in (ana, bea):
         player.close()
     watcher.assert_clean()

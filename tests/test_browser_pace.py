@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -85,23 +86,24 @@ def _person(open_person: OpenPerson, game: dict[str, Any], *seats: int, **option
 def _finish(server: LiveServer, game: dict[str, Any]) -> None:
     """Play every seat's turns by auto-play over the WebSocket until the game is over."""
     players = [Player(server.ws_url, game["id"], seat["token"]) for seat in game["seats"]]
+    watcher = players[0]
     try:
-        while not players[0].state.get("finished"):
-            seq = players[0].seq
-            players[players[0].state["turn"]["seat"]].send({"type": "auto"})
-            players[0].until(functools.partial(_turn_over, seq=seq))
+        while not watcher.state.get("finished"):
+            seq = watcher.seq
+            players[watcher.state["turn"]["seat"]].send({"type": "auto"})
+            watcher.until(functools.partial(_turn_over, state=lambda: watcher.state, seq=seq))
     finally:
         for player in players:
             player.close()
 
 
-def _turn_over(message: dict[str, Any], seq: int) -> bool:
+def _turn_over(message: dict[str, Any], state: Callable[[], dict[str, Any]], seq: int) -> bool:
     """Whether `message` is the event that ends the turn played at `seq` (the game over, or the
-    next turn waiting for its first roll)."""
+    next turn waiting for its first roll): `state()` is the view after it."""
     if message["type"] != "event":
         return False
-    state = message["state"]
-    return bool(state["finished"] or (message["seq"] > seq and state["turn"]["rolls"] == 0))
+    view = state()
+    return bool(view["finished"] or (message["seq"] > seq and view["turn"]["rolls"] == 0))
 
 
 def _rounds(api: Api, game_id: str) -> int:

@@ -142,7 +142,7 @@ def test_the_seed_stays_secret_until_the_end(server: LiveServer) -> None:
         for player in players:
             if player.seq < mover.seq:
                 player.until(partial(_has_seq, mover.seq))
-    last = watcher.until(lambda m: m["type"] == "event" and m["state"]["finished"])
+    last = watcher.until(lambda m: m["type"] == "event" and watcher.state["finished"])
     assert last["fair_dice"] == {**public, "seed": seed}
     record = server.get(f"/api/games/{game_id}/record")
     assert record[RECORD_KEY]["seed"] == seed

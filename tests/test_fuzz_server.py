@@ -185,7 +185,9 @@ def assert_well_formed(message: dict[str, Any], sent: str) -> None:
     if message["type"] == "error":
         assert_error(message, sent)
     elif message["type"] in ("event", "sync"):
-        assert isinstance(message["seq"], int) and isinstance(message["state"], dict)
+        assert isinstance(message["seq"], int)
+        told = message.get("state", message.get("changes"))  # an event of dicepoker.v2: changes
+        assert isinstance(told, dict)
 
 
 # --- the WebSocket -----------------------------------------------------------------------------

@@ -176,7 +176,7 @@ def test_a_process_stopping_gracefully_hands_its_bots_over_at_once() -> None:
         body = _create(servers[0], [{"kind": "bot", "level": "greedy"}, HUMANS[0]])
         game = body["id"]
         watcher = Player(servers[0].ws_url, game, None)
-        watcher.until(lambda m: bool(m.get("state")) and m["state"]["turn"]["seat"] == 1)
+        watcher.until(lambda m: watcher.state["turn"]["seat"] == 1)
         watcher.close()
         # The process that drove the bot's first turn holds the lease: stop it gracefully.
         holder = redis.Redis.from_url(redis_url(), decode_responses=True).get(LEASE + game)

@@ -64,7 +64,7 @@ def _play_to_the_end(server: LiveServer, game_id: str, tokens: list[str]) -> Gam
 def _catch_up(player: Player, seq: int) -> None:
     """Read `player`'s messages until it has seen the game at `seq`."""
     if player.seq < seq:
-        player.until(lambda m: m.get("seq", 0) >= seq and "state" in m)
+        player.until(lambda m: player.seq >= seq)
 
 
 def _place(state: GameState, seat: int) -> tuple[int, int]:

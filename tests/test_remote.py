@@ -31,7 +31,7 @@ from dicepoker.record import Game
 from dicepoker.rules import get_rules
 from dicepoker.tui.remote import RemoteSession, game_address
 from dicepoker.tui.session import ActionRefused, Update
-from dicepoker.view import game_view
+from dicepoker.view import game_view, view_base, view_changes
 
 
 class FakeSocket:
@@ -117,6 +117,27 @@ def test_a_reconnection_asks_for_what_it_missed_and_reads_the_answer() -> None:
     assert session.last_action == (0, "x")
     assert session.seq == 3
     assert ("notice", "Connected again.") in [(u.kind, u.message) for u in updates]
+
+
+def test_an_event_s_changes_make_the_next_view_and_a_missed_one_asks_for_a_sync() -> None:
+    """`dicepoker.v2`: the changes apply to the view of the event before; an event after a
+    missed one is not applied, and a sync is asked for once, however many such events come."""
+    views = positions()
+
+    def changed(seq: int) -> str:
+        changes = view_changes(view_base(views[seq - 1]), views[seq])
+        return EventMessage(
+            seq=seq, seat=0, action="x", auto=False, **meta(), changes=changes
+        ).to_json()
+
+    welcome = WelcomeMessage(seat=0, seq=0, **meta(), state=views[0]).to_json()
+    session, (socket, updates) = session_with([welcome, changed(1), changed(2)])
+    assert session.state == views[2] and session.seq == 2 and socket.sent == []
+    assert [u.kind for u in updates] == ["view"] * 3
+    session, (socket, updates) = session_with([welcome, changed(1), changed(3), changed(3)])
+    assert session.state == views[1] and session.seq == 1
+    assert [u.kind for u in updates] == ["view"] * 2  # the events not applied are not drawn
+    assert [parse_client_message(text) for text in socket.sent] == [Sync(type="sync", last_seq=1)]
 
 
 @pytest.mark.parametrize("code", [code for code, known in CODES.items() if known.socket])

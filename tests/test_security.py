@@ -178,12 +178,12 @@ def test_the_token_can_travel_in_a_header_instead_of_the_url(server: LiveServer)
     game_id, token = body["id"], body["seats"][0]["token"]
     ana = Player(server.ws_url, game_id, token, in_header=True)
     assert ana.seat == 0
-    assert ana.connection.subprotocol == "dicepoker.v1"
+    assert ana.connection.subprotocol == "dicepoker.v2"
     response = ana.connection.response
     assert response is not None and token not in str(response.headers)
     assert ana.act("roll")["type"] == "event"
     watcher = Player(server.ws_url, game_id, None, in_header=True)
-    assert (watcher.seat, watcher.connection.subprotocol) == (None, "dicepoker.v1")
+    assert (watcher.seat, watcher.connection.subprotocol) == (None, "dicepoker.v2")
     for wrong in ("not-the-token", body["seats"][1]["token"] + "x"):
         with pytest.raises(InvalidStatus) as refused:
             Player(server.ws_url, game_id, wrong, in_header=True)

@@ -129,7 +129,7 @@ def test_human_against_bot_over_websocket(server: LiveServer) -> None:
         else:
             player.until(lambda m: m["type"] == "event")
     # The spectator saw every event in order, ending with the same state.
-    watcher.until(lambda m: m["type"] == "event" and m["state"]["finished"])
+    watcher.until(lambda m: m["type"] == "event" and watcher.state["finished"])
     seqs = [m["seq"] for m in watcher.seen if m["type"] == "event"]
     assert seqs == list(range(1, len(seqs) + 1))
     assert watcher.state == player.state
@@ -359,7 +359,7 @@ def test_advice_and_analysis_endpoints(server: LiveServer) -> None:
     assert legal <= valued and "roll" in valued
     assert advice["best"]["value"] == max(option["value"] for option in advice["options"])
     ana.play_turn()
-    ana.until(lambda m: m["type"] == "event" and m["state"]["turn"]["seat"] == 0)
+    ana.until(lambda m: m["type"] == "event" and ana.state["turn"]["seat"] == 0)
     analysis = server.get(f"/api/games/{body['id']}/analysis", timeout=60)
     assert [p["name"] for p in analysis["players"]] == ["Ana", "Expert 2"]
     assert analysis["players"][1]["expected_loss"] == 0
@@ -397,7 +397,8 @@ def test_the_dice_a_player_holds_are_shown_live_to_the_table(server: LiveServer)
         assert late.state["turn"]["held"] == [2, 4]
         late.close()
         assert ana.act("keep 2 4", 1)["type"] == "event"
-        assert bea.until(lambda m: m["type"] == "event")["state"]["turn"]["held"] == [2, 4]
+        bea.until(lambda m: m["type"] == "event")
+        assert bea.state["turn"]["held"] == [2, 4]
     finally:
         for player in (ana, bea, watcher):
             player.close()

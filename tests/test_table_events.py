@@ -175,7 +175,7 @@ def test_the_last_move_of_each_seat_stays_until_its_next_move() -> None:
             -zero_penalty.zero_penalty,
         )
         event = _told(queue)[-1]
-        assert event["type"] == "event" and event["state"]["last_moves"][1] == bea
+        assert event["type"] == "event" and event["changes"]["last_moves"][1] == bea
         # A process that loads the game from the store tells the same.
         other = GameMaster(master.store)
         again = await other.load(live.id)

@@ -10,7 +10,7 @@ from typing import Any
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from dicepoker.protocol import socket_protocols
+from dicepoker.protocol import SUBPROTOCOL, apply_changes, socket_protocols
 
 Message = dict[str, Any]
 
@@ -26,10 +26,14 @@ class Player:
         *,
         ping_interval: float | None = None,
         in_header: bool = False,
+        subprotocol: str | None = SUBPROTOCOL,
         **connect_options: Any,
     ) -> None:
         """`in_header`: send the token as the web client does, in the Sec-WebSocket-Protocol
-        header (offering our subprotocol); else in the URL's query.
+        header; else in the URL's query. `subprotocol`: the one offered (None: none, as a
+        simple client, which is spoken `dicepoker.v1`). An event's `changes` (`dicepoker.v2`)
+        are applied to the view of the event before; a connection that missed that one asks
+        for a sync.
 
         A test reads a connection when it wants to, perhaps only at the end of a game: the
         connection keeps every message it receives (no limit on its queue, so it never stops
@@ -37,9 +41,10 @@ class Player:
         behind unread messages, and a slow machine's pause would close the connection).
         `connect_options` go to websockets' `connect` (ssl, origin, source_address)."""
         url = f"{ws_url}/ws/games/{game_id}"
-        protocols = None
+        protocols = [Subprotocol(subprotocol)] if subprotocol else None
         if in_header:
-            protocols = [Subprotocol(p) for p in socket_protocols(token)]
+            assert subprotocol is not None, "the token travels beside a subprotocol"
+            protocols = [Subprotocol(p) for p in socket_protocols(token, subprotocol)]
         elif token:
             url += f"?token={token}"
         self._stack = ExitStack()
@@ -57,13 +62,23 @@ class Player:
         self.state: Message = {}
         self.seat: int | None = None
         self.seen: list[Message] = []
+        self.changed = 0  # the events taken as changes (dicepoker.v2)
+        self.sync_asked = -1
         welcome = self.until(lambda m: m["type"] == "welcome")
         self.seat = welcome["seat"]
 
     def recv(self, timeout: float = 15.0) -> Message:
         message: Message = json.loads(self.connection.recv(timeout=timeout))
         self.seen.append(message)
-        if "state" in message and "seq" in message:
+        if "changes" in message:
+            if message["seq"] == self.seq + 1:
+                self.seq = message["seq"]
+                self.state = apply_changes(self.state, message["changes"])
+                self.changed += 1
+            elif message["seq"] > self.seq and self.sync_asked != self.seq:
+                self.sync_asked = self.seq  # once: the sync's answer brings the whole view
+                self.send({"type": "sync", "last_seq": self.seq})
+        elif "state" in message and "seq" in message:
             self.seq = message["seq"]
             self.state = message["state"]
         return message

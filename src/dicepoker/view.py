@@ -52,6 +52,7 @@ from dicepoker.protocol.view import (
     TurnView,
     UpperBonusRule,
     UpperView,
+    ViewChanges,
 )
 from dicepoker.rules import Pattern, Rules
 
@@ -392,22 +393,7 @@ def game_view(
     the roller holds now: the live game knows) and `last_moves` (each seat's, `last_move_view`).
     With a `cache`, the sheet part of the previous call is reused when the sheets have not
     changed since."""
-    key = (
-        state.sheets,
-        state.main_sheets,
-        state.players,
-        state.forfeited,
-        state.stage,
-        state.contenders,
-        state.winner,
-        state.finished,
-    )
-    if cache is not None and cache.part is not None and cache.matches(key):
-        part = cache.part
-    else:
-        part = _sheets_part(state, cache)
-        if cache is not None:
-            cache.key, cache.part = key, part
+    part = _current_part(state, cache)
     values: dict[str, Any] = {
         "rules": rules_view(state.rules),
         "players": part.players,
@@ -424,3 +410,123 @@ def game_view(
     if last_moves is not None:
         values["last_moves"] = list(last_moves)
     return GameView.build(**values)
+
+
+def _current_part(state: GameState, cache: ViewCache | None) -> SheetsPart:
+    """The sheet part of the view of `state`: the cache's while the sheets are the same."""
+    key = (
+        state.sheets,
+        state.main_sheets,
+        state.players,
+        state.forfeited,
+        state.stage,
+        state.contenders,
+        state.winner,
+        state.finished,
+    )
+    if cache is not None and cache.part is not None and cache.matches(key):
+        part = cache.part
+    else:
+        part = _sheets_part(state, cache)
+        if cache is not None:
+            cache.key, cache.part = key, part
+    return part
+
+
+class ViewBase(NamedTuple):
+    """What `view_changes` compares of a view: its top-level values but the rules (never
+    changed) and the turn (sent whenever there is one). Parts of the view, not copies: a game
+    keeps this much of its last view at no cost (the sheets are the cache's)."""
+
+    players: list[PlayerView]
+    sheets: list[SheetView]
+    finished: bool
+    turn_number: int
+    winner: int | None
+    ranking: list[int]
+    tiebreak: TieBreakView | None
+    has_turn: bool
+    last_moves: list[LastMoveView | None] | None
+
+
+def base_of(
+    state: GameState, cache: ViewCache, last_moves: Sequence[LastMoveView | None] | None
+) -> ViewBase:
+    """The `ViewBase` of the view `game_view(state, cache, last_moves=last_moves)` would build,
+    without building its turn (the legal moves' previews: most of a view's cost), for a process
+    that told its clients another's words of an event and will tell the next in its own."""
+    part = _current_part(state, cache)
+    return ViewBase(
+        players=part.players,
+        sheets=part.sheets,
+        finished=state.finished,
+        turn_number=state.turn,
+        winner=part.winner,
+        ranking=part.ranking,
+        tiebreak=part.tiebreak,
+        has_turn=not state.finished,
+        last_moves=None if last_moves is None else list(last_moves),
+    )
+
+
+def view_base(view: GameView) -> ViewBase:
+    """The parts of `view` that `view_changes` compares."""
+    return ViewBase(
+        players=view.players,
+        sheets=view.sheets,
+        finished=view.finished,
+        turn_number=view.turn_number,
+        winner=view.winner,
+        ranking=view.ranking,
+        tiebreak=view.tiebreak,
+        has_turn=view.turn is not None,
+        last_moves=view.last_moves,
+    )
+
+
+def view_changes(before: ViewBase, view: GameView) -> ViewChanges:
+    """What changed from the view `before` to `view` (`ViewChanges`), for a client that holds
+    the view `before` was taken of. Parts are compared by identity first: views built with one
+    `ViewCache` share the parts that did not change (the sheets of the players who did not move,
+    the whole sheet part after a roll), so a roll's changes are its turn alone."""
+    values: dict[str, Any] = {}
+    if view.players is not before.players and view.players != before.players:
+        values["players"] = view.players
+    if view.sheets is not before.sheets:
+        if len(view.sheets) != len(before.sheets):
+            raise ValueError("a view's number of sheets never changes")
+        sheets = {
+            str(seat): sheet
+            for seat, (sheet, old) in enumerate(zip(view.sheets, before.sheets, strict=True))
+            if sheet is not old and sheet != old
+        }
+        if sheets:
+            values["sheets"] = sheets
+    if view.finished != before.finished:
+        values["finished"] = view.finished
+    if view.turn_number != before.turn_number:
+        values["turn_number"] = view.turn_number
+    if view.winner != before.winner:
+        values["winner"] = view.winner
+    if view.ranking is not before.ranking and view.ranking != before.ranking:
+        values["ranking"] = view.ranking
+    gone: list[str] = []
+    if view.tiebreak is None:
+        if before.tiebreak is not None:
+            gone.append("tiebreak")
+    elif view.tiebreak is not before.tiebreak and view.tiebreak != before.tiebreak:
+        values["tiebreak"] = view.tiebreak
+    if view.turn is not None:
+        values["turn"] = view.turn
+    elif before.has_turn:
+        gone.append("turn")
+    moves, old_moves = view.last_moves, before.last_moves
+    if moves is not None and (
+        old_moves is None
+        or len(moves) != len(old_moves)
+        or any(move is not old and move != old for move, old in zip(moves, old_moves, strict=True))
+    ):
+        values["last_moves"] = moves
+    if gone:
+        values["gone"] = gone
+    return ViewChanges.build(**values)

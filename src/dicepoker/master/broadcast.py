@@ -1,6 +1,7 @@
 """The broadcaster: tells this process's subscribers of a game, and the other processes.
 
-Subscribers are queues of JSON text (one per WebSocket connection). A subscriber that cannot
+Subscribers are queues of JSON text (one per WebSocket connection); an event tells each what it
+changed in the view (`dicepoker.v2`) or the whole view (`dicepoker.v1`). A subscriber that cannot
 keep up skips ahead: what it has not read is replaced by `resync`, and it asks for a sync. The
 other processes hear of every committed event over the bus (`dicepoker.master.bus`), with the
 words this process's clients were told, so that they tell theirs the same without building the
@@ -55,27 +56,37 @@ class Broadcaster:
 
     # --- this process's subscribers ----------------------------------------------------------
 
-    def subscribe(self, live: LiveGame, seat: tuple[int, str] | None = None) -> asyncio.Queue[str]:
-        """A new subscriber; `seat`: the seat and token its connection holds, if any."""
+    def subscribe(
+        self, live: LiveGame, seat: tuple[int, str] | None = None, *, whole: bool = False
+    ) -> asyncio.Queue[str]:
+        """A new subscriber; `seat`: the seat and token its connection holds, if any; `whole`:
+        told each event's whole view (`dicepoker.v1`) rather than what it changed."""
         queue: asyncio.Queue[str] = asyncio.Queue(QUEUE_SIZE)
         live.subscribers.add(queue)
         if seat is not None:
             live.seated[queue] = seat
+        if whole:
+            live.whole_views.add(queue)
         return queue
 
     def unsubscribe(self, live: LiveGame, queue: asyncio.Queue[str]) -> None:
         live.subscribers.discard(queue)
         live.seated.pop(queue, None)
+        live.whole_views.discard(queue)
 
     def send(self, live: LiveGame, text: str) -> None:
         """Queue `text` for every subscriber of the game in this process."""
         for queue in list(live.subscribers):
-            try:
-                queue.put_nowait(text)
-            except asyncio.QueueFull:
-                # A subscriber that cannot keep up skips ahead: it is told to ask for a sync.
-                _drain(queue)
-                queue.put_nowait(messages.RESYNC)
+            _put(queue, text)
+
+    def _send_event(self, live: LiveGame, told: str, whole: str | None) -> None:
+        """Queue an event: `told` (what it changed) or, for the subscribers of `dicepoker.v1`,
+        `whole` (the whole view)."""
+        if whole is None:
+            self.send(live, told)
+            return
+        for queue in list(live.subscribers):
+            _put(queue, whole if queue in live.whole_views else told)
 
     # --- what happened -----------------------------------------------------------------------
 
@@ -95,8 +106,8 @@ class Broadcaster:
             "chances": live.win_probability(),
         }
         if live.subscribers:
-            told = messages.event(live, stored).to_json()
-            self.send(live, told)
+            told, whole = messages.event_words(live, stored, bool(live.whole_views))
+            self._send_event(live, told, whole)
             # What our clients were told: the other processes tell theirs the same words
             # instead of building the view again. With nobody here (a bot's move, driven here,
             # in a game watched elsewhere) the view is built where it is watched: not here, and
@@ -107,8 +118,17 @@ class Broadcaster:
     def followed(self, live: LiveGame, stored: StoredEvent, told: str | None) -> None:
         """Another process committed `stored` (the game is at it now): tell our subscribers, in
         the words of the committing process when it sent them."""
-        if live.subscribers:
-            self.send(live, told or messages.event(live, stored).to_json())
+        if not live.subscribers:
+            return
+        if told is None:
+            self._send_event(live, *messages.event_words(live, stored, bool(live.whole_views)))
+            return
+        # Its words tell what changed since the view our clients hold: note that view as ours
+        # too (its sheets, not its turn), so that our next event tells them what changed.
+        whole = messages.event(live, stored).to_json() if live.whole_views else None
+        if whole is None:
+            live.note_view()
+        self._send_event(live, told, whole)
 
     async def held(self, live: LiveGame) -> None:
         """The roller changed the dice they hold (`live.held`): tell everyone at the table,
@@ -209,6 +229,15 @@ def reply(queue: asyncio.Queue[str], text: str) -> None:
         _drain(queue)
         queue.put_nowait(messages.RESYNC)
         queue.put_nowait(text)
+
+
+def _put(queue: asyncio.Queue[str], text: str) -> None:
+    try:
+        queue.put_nowait(text)
+    except asyncio.QueueFull:
+        # A subscriber that cannot keep up skips ahead: it is told to ask for a sync.
+        _drain(queue)
+        queue.put_nowait(messages.RESYNC)
 
 
 def _drain(queue: asyncio.Queue[str]) -> None:

@@ -14,10 +14,25 @@ from dicepoker.engine import Action, GameState, Roll
 from dicepoker.fair import RECORD_KEY, record_entry
 from dicepoker.master import seats as seating
 from dicepoker.master.store import StoredEvent
-from dicepoker.protocol import ClockView, FairDiceView, GameView, LastMoveView, SeatView
+from dicepoker.protocol import (
+    ClockView,
+    FairDiceView,
+    GameView,
+    LastMoveView,
+    SeatView,
+    ViewChanges,
+)
 from dicepoker.record import Game
 from dicepoker.rules import Rules
-from dicepoker.view import ViewCache, game_view, last_move_view
+from dicepoker.view import (
+    ViewBase,
+    ViewCache,
+    base_of,
+    game_view,
+    last_move_view,
+    view_base,
+    view_changes,
+)
 
 #: A seat's last move as the master saw it: the position before it, the move, whether it was
 #: auto-played. The view of it (`LastMoveView`) is built when a message first needs it.
@@ -64,6 +79,9 @@ class LiveGame:
     # The subscribers that hold a seat: its number and token (to offer each its seat in a
     # rematch); never stored, never sent to anyone else.
     seated: dict[asyncio.Queue[str], tuple[int, str]] = field(default_factory=dict, repr=False)
+    # The subscribers told every event's whole view (`dicepoker.v1`); the others are told what
+    # it changed (`dicepoker.v2`).
+    whole_views: set[asyncio.Queue[str]] = field(default_factory=set, repr=False)
     # The id of this game's rematch once it is known to exist.
     rematch: str | None = None
     bots: dict[int, Bot] = field(default_factory=dict)
@@ -75,6 +93,8 @@ class LiveGame:
     clock_key: tuple[int, int] | None = None
     deadline: float | None = None
     view_cache: ViewCache = field(default_factory=ViewCache)
+    # The seq and parts of the last view built here (`event_view` tells what changed since).
+    last_view: tuple[int, ViewBase] | None = field(default=None, repr=False)
     # Fair dice (docs/fair-dice.md): the secret seed never leaves the server before the end.
     dice_seed: str | None = field(default=None, repr=False)
     dice_commitment: str | None = None
@@ -101,13 +121,36 @@ class LiveGame:
         rolls = self.game.current_rolls
         kept = list(rolls[-1].get("keep", [])) if rolls else []
         held = list(self.held[1]) if self.held is not None and self.held[0] == self.seq else kept
-        return game_view(
+        view = game_view(
             self.game.state,
             self.view_cache,
             kept=kept,
             held=held,
-            last_moves=[self.last_move(seat) for seat in range(len(self.game.state.players))],
+            last_moves=self._last_moves(),
         )
+        self.last_view = (self.seq, view_base(view))
+        return view
+
+    def event_view(self) -> tuple[GameView, ViewChanges | None]:
+        """The view now, after the event of `seq`, and what that event changed in the view of
+        `seq - 1` when this process built that one (None: it did not, or the seats changed
+        since; the clients are sent the whole view)."""
+        before = self.last_view
+        view = self.state_view
+        if before is None or before[0] != self.seq - 1:
+            return view, None
+        return view, view_changes(before[1], view)
+
+    def note_view(self) -> None:
+        """Note the view now as the one the clients hold (they were told another process's
+        words of the event), so that the next event here tells them what changed."""
+        self.last_view = (
+            self.seq,
+            base_of(self.game.state, self.view_cache, self._last_moves()),
+        )
+
+    def _last_moves(self) -> list[LastMoveView | None]:
+        return [self.last_move(seat) for seat in range(len(self.game.state.players))]
 
     def note_move(self, before: GameState, action: Action, auto: bool) -> None:
         """Remember `action`, about to be applied to `before`, if it ends a turn (a roll does
@@ -185,6 +228,7 @@ class LiveGame:
     def set_seats(self, seats: list[dict[str, Any]]) -> None:
         """New seats (someone joined): the status and the players' names follow."""
         self.seats = seats
+        self.last_view = None  # the names may change: the next event tells the whole view
         if self.status != seating.ABANDONED:  # closed for good, whatever its seats
             self.status = seating.status_of(seats, self.game.state.finished)
         state = self.game.state

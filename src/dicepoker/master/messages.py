@@ -2,7 +2,9 @@
 (`dicepoker.protocol`, docs/api.md "Server -> client"), built from the live game.
 
 Every message that has a `status` also carries the game's seats, clock, fair-dice entry and
-the full view (`state`), so a client only ever draws the newest one.
+the full view (`state`), so a client only ever draws the newest one; an event of `dicepoker.v2`
+carries what it changed in the view instead (`changes`), where this process knows the view its
+clients hold.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dicepoker.protocol import (
     ErrorMessage,
     EventEntry,
     EventMessage,
+    GameView,
     HeldMessage,
     PongMessage,
     ReactionId,
@@ -25,6 +28,7 @@ from dicepoker.protocol import (
     ResyncMessage,
     SeatsMessage,
     SyncMessage,
+    ViewChanges,
     WelcomeMessage,
     error,
 )
@@ -33,6 +37,7 @@ __all__ = [
     "PONG",
     "RESYNC",
     "event",
+    "event_words",
     "held",
     "reaction",
     "refused",
@@ -46,16 +51,37 @@ RESYNC = ResyncMessage().to_json()
 PONG = PongMessage()
 
 
-def event(live: LiveGame, stored: StoredEvent) -> EventMessage:
-    """One accepted action, after it was committed (the game already at it)."""
+def event(
+    live: LiveGame,
+    stored: StoredEvent,
+    view: GameView | None = None,
+    changes: ViewChanges | None = None,
+) -> EventMessage:
+    """One accepted action, after it was committed (the game already at it): with what it
+    changed in the view (`changes`, `dicepoker.v2`) when given, else the whole view (`view`, by
+    default the live game's now)."""
+    told: dict[str, Any] = (
+        {"changes": changes} if changes is not None else {"state": view or live.state_view}
+    )
     return EventMessage.build(
         seq=stored.seq,
         seat=stored.seat,
         action=stored.action,
         auto=stored.auto,
         **live.meta(),
-        state=live.state_view,
+        **told,
     )
+
+
+def event_words(live: LiveGame, stored: StoredEvent, whole: bool) -> tuple[str, str | None]:
+    """The event's text for the clients of `dicepoker.v2` (what it changed, or the whole view
+    when this process did not build the view before it) and, when `whole`, for those of
+    `dicepoker.v1` (the whole view); the view is built once for both."""
+    view, changes = live.event_view()
+    told = event(live, stored, view, changes).to_json()
+    if not whole:
+        return told, None
+    return told, told if changes is None else event(live, stored, view).to_json()
 
 
 def held(live: LiveGame) -> HeldMessage:

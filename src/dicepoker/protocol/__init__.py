@@ -38,6 +38,8 @@ from dicepoker.protocol.messages import (
     MAX_MESSAGE_BYTES,
     MAX_SEQ,
     SUBPROTOCOL,
+    SUBPROTOCOL_V1,
+    SUBPROTOCOLS,
     TOKEN_PREFIX,
     Act,
     Auto,
@@ -146,6 +148,8 @@ from dicepoker.protocol.view import (
     TurnView,
     UpperBonusRule,
     UpperView,
+    ViewChanges,
+    apply_changes,
 )
 
 __all__ = [
@@ -162,6 +166,8 @@ __all__ = [
     "MAX_SEQ",
     "REACTIONS",
     "SUBPROTOCOL",
+    "SUBPROTOCOLS",
+    "SUBPROTOCOL_V1",
     "TOKEN_PREFIX",
     "AccountDeletion",
     "Act",
@@ -258,8 +264,10 @@ __all__ = [
     "UpperView",
     "VariantInfo",
     "VariantList",
+    "ViewChanges",
     "WelcomeMessage",
     "Wire",
+    "apply_changes",
     "check_value",
     "clean_name",
     "client_message",

@@ -1,4 +1,5 @@
-"""The WebSocket protocol `dicepoker.v1` (docs/api.md): every message, both directions.
+"""The WebSocket protocol `dicepoker.v2` and `dicepoker.v1` (docs/api.md): every message, both
+directions (the two differ only in what an `event` carries).
 
 Server to client, one union on `type` (`ServerMessage`): `welcome`, `event`, `sync`, `seats`,
 `held`, `chances`, `error`, `pong`, `resync`, `rematch`, `reaction`. Client to server
@@ -18,22 +19,28 @@ from dicepoker.protocol.base import Absent, Strict, Tagged, Wire, absent
 from dicepoker.protocol.jsontext import JSONTextError, strict_loads
 from dicepoker.protocol.pace import React, ReactionMessage, RematchMessage
 from dicepoker.protocol.refusals import CODES
-from dicepoker.protocol.view import GameView
+from dicepoker.protocol.view import GameView, ViewChanges
 
 MAX_MESSAGE_BYTES = 4096
 MAX_SEQ = 2**31 - 1  # event numbers are 32-bit integers in the database
 MAX_MESSAGE_DEPTH = 4  # a client's messages are flat objects
 MAX_DICE = 16  # a `keep` names at most this many positions (the rules check the real number)
 
-# The WebSocket subprotocol clients offer, and how they send a seat's token beside it (in the
-# `Sec-WebSocket-Protocol` header, which proxies do not log the way they log URLs).
-SUBPROTOCOL = "dicepoker.v1"
+# The WebSocket subprotocols clients offer, and how they send a seat's token beside them (in the
+# `Sec-WebSocket-Protocol` header, which proxies do not log the way they log URLs). In
+# `dicepoker.v2` an event carries what it changed in the view (`changes`); in `dicepoker.v1`,
+# the first, the whole view (`state`). Everything else is the same in both.
+SUBPROTOCOL = "dicepoker.v2"
+SUBPROTOCOL_V1 = "dicepoker.v1"
+#: In the server's order of preference: the first one a client offers is the one it speaks.
+SUBPROTOCOLS = (SUBPROTOCOL, SUBPROTOCOL_V1)
 TOKEN_PREFIX = "token."
 
 
-def socket_protocols(token: str | None) -> list[str]:
-    """The subprotocols a client offers: ours, and its seat's token if it has one."""
-    return [SUBPROTOCOL] + ([TOKEN_PREFIX + token] if token else [])
+def socket_protocols(token: str | None, subprotocol: str = SUBPROTOCOL) -> list[str]:
+    """The subprotocols a client offers: ours (the newest by default), and its seat's token if
+    it has one."""
+    return [subprotocol] + ([TOKEN_PREFIX + token] if token else [])
 
 
 def token_of(offered: list[str]) -> str | None:
@@ -111,7 +118,10 @@ class WelcomeMessage(Tagged):
 
 
 class EventMessage(Tagged):
-    """One accepted action, after it was committed; `state` is the full view after it."""
+    """One accepted action, after it was committed. In `dicepoker.v2`, `changes`: what it changed
+    in the view of the event before (`seq - 1`), or, when the server cannot tell that, `state`,
+    the whole view after it; in `dicepoker.v1`, always `state`. A client whose view is not at
+    `seq - 1` (it missed an event) asks for a `sync`."""
 
     type: Literal["event"] = "event"
     seq: int
@@ -123,7 +133,10 @@ class EventMessage(Tagged):
     clock: ClockView | None
     fair_dice: FairDiceView | None
     win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
-    state: GameView
+    state: GameView | Absent = absent("the whole view after the event (never with `changes`)")
+    changes: ViewChanges | Absent = absent(
+        "`dicepoker.v2`: what the event changed in the view of `seq - 1` (never with `state`)"
+    )
 
 
 class SyncMessage(Tagged):

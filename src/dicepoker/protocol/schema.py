@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from dicepoker.protocol.messages import SUBPROTOCOL, ClientMessage, ServerMessage
+from dicepoker.protocol.messages import SUBPROTOCOLS, ClientMessage, ServerMessage
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -25,9 +25,9 @@ def _part(kind: Any, mode: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def ws_schema() -> dict[str, Any]:
-    """Every message of `dicepoker.v1`: `ServerMessage` (what the server sends, as it writes
-    them) and `ClientMessage` (what it reads), each a union on `type`; a message of either
-    direction validates against the whole schema."""
+    """Every message of `dicepoker.v2` and `dicepoker.v1`: `ServerMessage` (what the server
+    sends, as it writes them) and `ClientMessage` (what it reads), each a union on `type`; a
+    message of either direction validates against the whole schema."""
     server_defs, server = _part(ServerMessage, "serialization")
     client_defs, client = _part(ClientMessage, "validation")
     shared = set(server_defs) & set(client_defs)
@@ -46,7 +46,7 @@ def ws_schema() -> dict[str, Any]:
     return {
         "$schema": SCHEMA_DIALECT,
         "$id": "/api/schema/ws.json",
-        "title": f"dicepoker WebSocket protocol ({SUBPROTOCOL})",
+        "title": f"dicepoker WebSocket protocol ({', '.join(SUBPROTOCOLS)})",
         "description": "The messages of /ws/games/{id} (docs/api.md).",
         "anyOf": [{"$ref": "#/$defs/ServerMessage"}, {"$ref": "#/$defs/ClientMessage"}],
         "$defs": dict(sorted(defs.items())),

@@ -7,7 +7,8 @@ absent (see `base.Wire`).
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -230,3 +231,50 @@ class GameView(Wire):
     last_moves: list[LastMoveView | None] | Absent = absent(
         "each seat's last move (null: none yet), in the server's messages and answers"
     )
+
+
+Gone = Literal["turn", "tiebreak"]
+
+
+class ViewChanges(Wire):
+    """What an event changed in the view (the events of `dicepoker.v2`): each top-level field
+    of `GameView` that changed, whole, except `sheets`, which holds only the sheets that changed,
+    by seat (as text); `gone` names the fields the view no longer has. `turn` is there whenever
+    the view has one (a roll changes it, a move passes it on). `rules` never changes. Applied to
+    the view of the event before (`seq - 1`), it gives the view after (`apply_changes`)."""
+
+    players: list[PlayerView] | Absent = absent()
+    sheets: dict[str, SheetView] | Absent = absent("the sheets that changed, by seat (as text)")
+    finished: bool | Absent = absent()
+    turn_number: int | Absent = absent()
+    winner: int | None = absent("the winner, or null again (a tie-break game began)")
+    ranking: list[int] | Absent = absent()
+    tiebreak: TieBreakView | Absent = absent()
+    turn: TurnView | Absent = absent()
+    last_moves: list[LastMoveView | None] | Absent = absent()
+    gone: list[Gone] | Absent = absent(
+        "the fields the view has no more: `turn` once the game is over, `tiebreak` once the"
+        " tie-break game is decided"
+    )
+
+
+def apply_changes(view: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The view after an event, as JSON data: `view` (the view of the event before, as JSON
+    data) with the event's `changes` (`ViewChanges` as JSON data) applied. A new dict; `view`
+    and its parts are not changed (a client may keep both, to tell what changed)."""
+    after = dict(view)
+    for key, value in changes.items():
+        if key == "sheets":
+            sheets = list(after["sheets"])
+            for seat, sheet in value.items():
+                index = int(seat)
+                if not 0 <= index < len(sheets):
+                    raise ValueError(f"changes name sheet {seat}, the view has {len(sheets)}")
+                sheets[index] = sheet
+            after["sheets"] = sheets
+        elif key == "gone":
+            for name in value:
+                after.pop(name, None)
+        else:
+            after[key] = value
+    return after

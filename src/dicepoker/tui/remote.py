@@ -1,7 +1,9 @@
 """A game of the web app, joined through its WebSocket protocol (docs/api.md).
 
 `RemoteSession` connects to `/ws/games/{id}` with a seat's token (a player) or without one (a
-spectator), draws every `state` the server sends, and sends intents as `act` messages. When the
+spectator) speaking `dicepoker.v2`, draws every view the server sends (a whole `state`, or an
+event's `changes` applied to the view of the event before it), and sends intents as `act`
+messages. When the
 connection drops it reconnects by itself, with growing pauses, and asks for what it missed with
 `{"type": "sync", "last_seq": N}`. A refused token, an unknown game, or a server that cannot be
 reached on the first try ends the session instead (it never connected: there is nothing to come
@@ -56,6 +58,7 @@ from dicepoker.protocol import (
     Sync,
     SyncMessage,
     WelcomeMessage,
+    apply_changes,
     refusal_words,
     server_message,
     socket_protocols,
@@ -272,6 +275,8 @@ class RemoteSession(Session):
         self._refs = 0
         self._closed = False
         self._checking: asyncio.Task[None] | None = None
+        # The seq this terminal was at when it asked for a sync after a missed event.
+        self._sync_asked: int | None = None
 
     # --- the session interface ----------------------------------------------------------------
 
@@ -478,10 +483,11 @@ class RemoteSession(Session):
         except ConnectionClosed:
             raise ActionRefused(OFFLINE, "offline") from None
 
-    def _take(self, message: StateMessage) -> None:
-        """Keep what a message says about the game: state, status, seats, clock, seq."""
-        self.state = message.state
-        self.view = message.state.to_data()
+    def _take(self, message: StateMessage, state: GameView) -> None:
+        """Keep what a message says about the game: `state` (its view, or the view its changes
+        made), status, seats, clock, seq."""
+        self.state = state
+        self.view = state.to_data()
         self.seats = list(message.seats)
         self.clock = message.clock.to_data() if message.clock is not None else None
         if message.fair_dice is not None:
@@ -491,6 +497,21 @@ class RemoteSession(Session):
             self.seq = message.seq
         if self.live_held is not None and self.live_held[0] != self.seq:
             self.live_held = None  # held before a move: the view says what is held since
+
+    async def _event_view(self, ws: ClientConnection, event: EventMessage) -> GameView | None:
+        """The view after `event`: its whole view, or (`dicepoker.v2`) the view its changes make
+        of ours, which must be the view of the event before; None for an event already taken,
+        or one after a missed event (a sync is asked for, once: its answer brings the view)."""
+        if event.seq <= self.seq and self.state is not None:
+            return None
+        if event.changes is None:
+            return event.state
+        if self.view is None or event.seq != self.seq + 1:
+            if self._sync_asked != self.seq:
+                self._sync_asked = self.seq
+                await self._sync(ws, self.seq)
+            return None
+        return GameView.model_validate(apply_changes(self.view, event.changes.to_data()))
 
     async def _sync(self, ws: ClientConnection, last_seq: int) -> None:
         await ws.send(Sync(type="sync", last_seq=last_seq).model_dump_json())
@@ -525,22 +546,25 @@ class RemoteSession(Session):
             if again:
                 # Ask for what happened while we were away; the welcome's state is already new.
                 await self._sync(ws, last_seq)
-            self._take(message)
+            self._take(message, message.state)
             self.emit(Update("view"))
             if again:
                 self.emit(Update("notice", "Connected again."))
         elif isinstance(message, EventMessage):
-            self._take(message)
+            state = await self._event_view(ws, message)
+            if state is None:
+                return
+            self._take(message, state)
             self.last_action = (message.seat, message.action)
             self.emit(Update("view", seat=message.seat, action=message.action))
         elif isinstance(message, SyncMessage):
             self.missed = list(message.events)
             if self.missed:
                 self.last_action = (self.missed[-1].seat, self.missed[-1].action)
-            self._take(message)
+            self._take(message, message.state)
             self.emit(Update("view"))
         elif isinstance(message, SeatsMessage):
-            self._take(message)
+            self._take(message, message.state)
             self.emit(Update("view"))
         elif isinstance(message, ResyncMessage):
             await self._sync(ws, self.seq)

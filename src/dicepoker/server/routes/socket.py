@@ -57,10 +57,11 @@ async def game_socket(websocket: WebSocket, game_id: str, token: str | None = No
 
 
 def _subprotocol(websocket: WebSocket) -> str | None:
-    """Our subprotocol when offered (a browser drops a socket whose offer goes unanswered),
-    never the token."""
+    """The newest of our subprotocols the client offered (a browser drops a socket whose offer
+    goes unanswered), never the token; None when it offered none of them (a simple client: it
+    is spoken `dicepoker.v1`, whose events carry the whole view)."""
     offered = [str(p) for p in websocket.scope.get("subprotocols") or []]
-    return protocol.SUBPROTOCOL if protocol.SUBPROTOCOL in offered else None
+    return next((known for known in protocol.SUBPROTOCOLS if known in offered), None)
 
 
 async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str | None) -> None:
@@ -74,10 +75,7 @@ async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str |
         # Accepted first, so that the client reads the close code (a socket closed before it
         # is accepted is answered an HTTP 403, with no code).
         app.master.release(live)
-        offered = [str(p) for p in websocket.scope.get("subprotocols") or []]
-        await websocket.accept(
-            subprotocol=protocol.SUBPROTOCOL if protocol.SUBPROTOCOL in offered else None
-        )
+        await websocket.accept(subprotocol=_subprotocol(websocket))
         await websocket.close(code=protocol.CLOSE_ABANDONED, reason="the game was abandoned")
         return
     # The token travels in the Sec-WebSocket-Protocol header (the web and terminal clients),
@@ -90,12 +88,17 @@ async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str |
         if seat is None:
             await websocket.close(code=protocol.CLOSE_FORBIDDEN, reason="wrong token")
             return
-    await websocket.accept(subprotocol=_subprotocol(websocket))
+    spoken = _subprotocol(websocket)
+    await websocket.accept(subprotocol=spoken)
     # The game in memory now: one nobody watched here may have been forgotten meanwhile
     # (`Upkeep.forget_idle`), and a forgotten copy hears of no move.
     live = await app.master.load(game_id) or live
     broadcaster = app.master.broadcaster
-    queue = broadcaster.subscribe(live, (seat, token) if seat is not None and token else None)
+    queue = broadcaster.subscribe(
+        live,
+        (seat, token) if seat is not None and token else None,
+        whole=spoken != protocol.SUBPROTOCOL,
+    )
     queue.put_nowait(messages.welcome(live, seat).to_json())
     rematch = await app.master.known_rematch(live)
     if rematch is not None:  # arrived after the rematch was made: offered it too

@@ -183,6 +183,21 @@ interface GameView {
   last_moves?: (LastMoveView | null)[];
 }
 
+/** What an event changed in the view (`dicepoker.v2`): each top-level field that changed, whole,
+ * but the sheets, only those that changed (by seat); `gone`: the fields the view has no more. */
+interface ViewChanges {
+  players?: PlayerView[];
+  sheets?: Record<string, SheetView>;
+  finished?: boolean;
+  turn_number?: number;
+  winner?: number | null;
+  ranking?: number[];
+  tiebreak?: TiebreakView;
+  turn?: TurnView;
+  last_moves?: (LastMoveView | null)[];
+  gone?: ("turn" | "tiebreak")[];
+}
+
 // --- a live game: seats, clock, fair dice, and the messages of the WebSocket -------------------
 
 type GameStatus = "open" | "running" | "finished" | "abandoned";
@@ -234,7 +249,10 @@ interface EventMessage extends GameMeta {
   seat: number;
   action: string;
   auto: boolean;
-  state: GameView;
+  /** the whole view after it (dicepoker.v1; v2 when the server did not know the one before) */
+  state?: GameView;
+  /** dicepoker.v2: what it changed in the view of `seq - 1` */
+  changes?: ViewChanges;
 }
 
 interface SyncMessage extends GameMeta {

@@ -1,6 +1,7 @@
 // The table's game state: the newest position and seats the server sent, the dice this page
-// holds, the intent waiting for its answer. The page only ever draws the newest `state` the
-// server sent (docs/api.md); every rule stays on the server.
+// holds, the intent waiting for its answer. The page only ever draws the newest view the
+// server sent: a whole `state`, or an event's `changes` applied to the view of the event before
+// it (dicepoker.v2, docs/api.md); every rule stays on the server.
 import { $, range, refusalText, shownName, t, toast } from "./common.js";
 import { takeChances } from "./chances.js";
 
@@ -44,7 +45,7 @@ let redrawer = () => {};
 let redrawing = false;
 /** @type {(seat: number) => boolean} whether this browser plays `seat` (set by the table) */
 let playsSeat = () => false;
-/** @type {(event: EventMessage, before: GameView | null) => void} what tells each event */
+/** @type {(event: EventMessage, before: GameView | null, after: GameView) => void} what tells each event */
 let teller = () => {};
 
 /** Say how to know this browser's seats (the sockets know them). */
@@ -56,7 +57,7 @@ export function onSeats(/** @type {(seat: number) => boolean} */ plays) {
 let catchUpTeller = () => {};
 
 /** Say what tells each event as it comes (the move log). */
-export function onEvent(/** @type {(event: EventMessage, before: GameView | null) => void} */ tell) {
+export function onEvent(/** @type {(event: EventMessage, before: GameView | null, after: GameView) => void} */ tell) {
   teller = tell;
 }
 
@@ -99,7 +100,7 @@ export function handle(message, conn) {
       accept(message, null);
       break;
     case "event":
-      accept(message, message);
+      takeEvent(message, conn);
       break;
     case "sync":
       accept(message, null);
@@ -146,12 +147,66 @@ function takeHeld(message) {
   if (!playsSeat(message.seat)) redraw();
 }
 
+/** The seq the page was at when it last asked for a sync because it missed an event (-1:
+ * none asked), so that the events after the missed one ask only once. */
+let syncAskedAt = -1;
+
 /**
- * Take a full state from the server if it is newer than the one drawn.
+ * An event: what it changed in the view (`changes`, dicepoker.v2) applies to the view of the
+ * event before it only; a page that missed that one asks for a sync instead (its answer brings
+ * the whole view). An older event, or the twin of one taken (another seat's socket of this
+ * page), changes nothing.
+ * @param {EventMessage} event
+ * @param {Link} conn
+ */
+function takeEvent(event, conn) {
+  if (event.seq <= game.seq) return;
+  if (event.changes) {
+    if (!game.state || event.seq !== game.seq + 1) {
+      if (syncAskedAt !== game.seq) {
+        syncAskedAt = game.seq;
+        conn.send({ type: "sync", last_seq: Math.max(0, game.seq) });
+      }
+      return;
+    }
+    accept(event, event, applyChanges(game.state, event.changes));
+  } else {
+    accept(event, event, event.state || null);
+  }
+}
+
+/**
+ * The view after an event: `view` with the event's `changes` (a new object; `view` stays as
+ * it was, for the move log to compare).
+ * @param {GameView} view
+ * @param {ViewChanges} changes
+ * @returns {GameView}
+ */
+export function applyChanges(view, changes) {
+  /** @type {Record<string, unknown>} */
+  const after = { ...view };
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === "sheets") {
+      const sheets = [...view.sheets];
+      for (const [seat, sheet] of Object.entries(/** @type {Record<string, SheetView>} */ (value))) sheets[Number(seat)] = sheet;
+      after.sheets = sheets;
+    } else if (key === "gone") {
+      for (const name of /** @type {string[]} */ (value)) delete after[name];
+    } else {
+      after[key] = value;
+    }
+  }
+  return /** @type {GameView} */ (/** @type {unknown} */ (after));
+}
+
+/**
+ * Take a state from the server if it is newer than the one drawn: a message's whole view, or
+ * the view an event's changes made (`state`).
  * @param {WelcomeMessage | EventMessage | SyncMessage} message
  * @param {EventMessage | null} event
+ * @param {GameView | null} [state] the view after the message (by default its `state`)
  */
-function accept(message, event) {
+function accept(message, event, state = "state" in message ? message.state || null : null) {
   if (typeof message.seq === "number" && message.seq < game.seq) return;
   if (typeof message.seq === "number" && message.seq === game.seq && event) return; // a twin
   const known = game.seq;
@@ -161,12 +216,12 @@ function accept(message, event) {
   if ("fair_dice" in message) game.fair = message.fair_dice;
   if (message.seats) game.seats = message.seats;
   const before = game.state;
-  if (message.state) game.state = message.state;
+  if (state) game.state = state;
   // Who is winning at this seq, where the server judged it (a position without: the last
   // chances stay, dimmed).
   takeChances(message.win_probability, game.seq);
-  if (event) teller(event, before);
-  else if (before && message.state && known >= 0 && game.seq > known) catchUpTeller(before, message.state, game.seq);
+  if (event && game.state) teller(event, before, game.state);
+  else if (before && state && known >= 0 && game.seq > known) catchUpTeller(before, state, game.seq);
   game.pending = null;
   game.lastRolled = null;
   if (event && typeof event.action === "string") {

@@ -83,10 +83,10 @@ export function moveWords(move, rules) {
 /**
  * What an event did, in words; null when there is nothing to say.
  * @param {EventMessage} event
- * @param {GameView | null} before
+ * @param {GameView | null} before the view before it
+ * @param {GameView} state the view after it
  */
-function eventWords(event, before) {
-  const state = event.state;
+function eventWords(event, before, state) {
   const rules = state.rules;
   const name = playerName(event.seat);
   const words = event.action.trim().split(/\s+/);
@@ -109,10 +109,11 @@ function eventWords(event, before) {
 /**
  * Tell one event (the game.js hook): a line at the end of the log.
  * @param {EventMessage} event
- * @param {GameView | null} before
+ * @param {GameView | null} before the view before it
+ * @param {GameView} after the view after it
  */
-export function tellEvent(event, before) {
-  const text = eventWords(event, before);
+export function tellEvent(event, before, after) {
+  const text = eventWords(event, before, after);
   if (text) add(event.seq, text);
 }
 

@@ -50,7 +50,7 @@ class Conn {
 
   // The seat token goes in the Sec-WebSocket-Protocol header, not in the URL (which proxies log).
   protocols() {
-    return this.token ? ["dicepoker.v1", `token.${this.token}`] : ["dicepoker.v1"];
+    return this.token ? ["dicepoker.v2", `token.${this.token}`] : ["dicepoker.v2"];
   }
 
   connect() {

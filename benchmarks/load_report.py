@@ -1,0 +1,41 @@
+"""How `benchmarks/load.py` prints its report for a person (`--json` prints the data itself)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -> None:
+    latency = report["latency_ms"]
+    print(
+        f"{report['processes']} process(es) on {report['store']}: {report['games']} games for "
+        f"{report['seconds']} s (think {think[0]}-{think[1]} s, bot delay "
+        f"{bot_delay} s), people speaking {report['subprotocol']}"
+    )
+    print(
+        f"moves {report['moves']} ({report['moves_per_second']} per second), "
+        f"{report['games_finished']} games finished"
+    )
+    print(
+        f"intent -> broadcast latency over {report['deliveries_measured']} deliveries: "
+        f"p50 {latency['p50']} ms, p99 {latency['p99']} ms, max {latency['max']} ms"
+    )
+    if report["chances"]:
+        moves = max(report["moves"], 1)
+        print(
+            f"chances: {100 * report['events_with_chances'] / moves:.0f}% of the events came with "
+            f"them, {100 * report['chances_after_the_event'] / moves:.0f}% had them after"
+        )
+    print(f"errors {report['errors']} {report['error_samples'] or ''}")
+    print(
+        f"server peak memory {report['server_peak_memory_mb']} MiB "
+        f"(each process: {report['process_peak_memory_mb']}), "
+        f"CPU share {report['server_cpu_share']}, their workers' {report['workers_cpu_share']} "
+        f"(the driver: {report['driver_cpu_share']})"
+    )
+    for n, figures in enumerate(report.get("server_side_ms", [])):
+        said = ", ".join(
+            f"{name} {int(f['count'])} p50<={f['p50_le']} p99<={f['p99_le']} ms"
+            for name, f in figures.items()
+        )
+        print(f"process {n + 1}: {said}")
