@@ -60,9 +60,11 @@ def event(
     """One accepted action, after it was committed (the game already at it): with what it
     changed in the view (`changes`, `dicepoker.v2`) when given, else the whole view (`view`, by
     default the live game's now)."""
-    told: dict[str, Any] = (
-        {"changes": changes} if changes is not None else {"state": view or live.state_view}
-    )
+    told: dict[str, Any]
+    if changes is not None:
+        told = {"changes": changes}
+    else:
+        told = {"state": view if view is not None else live.state_view}
     return EventMessage.build(
         seq=stored.seq,
         seat=stored.seat,
