@@ -21,8 +21,13 @@ processes, the other process's), how many events came with their position's chan
 and how many had them after (a `chances` message), errors (refusals, lost connections, failed
 requests), and each server process's peak memory (VmHWM, with its workers) and CPU time (its
 own, and its bot and forecast workers'). `--metrics` adds each server's own histograms over the
-measured period.
+measured period. `--affinity` connects every socket of a game to one process (the one a hash of
+the game's path picks, as deploy/nginx.conf's upstream for game sockets does) instead of crossing
+them, so that its events reach their players without crossing Redis.
 `--json` prints the same as one JSON object.
+
+The driver runs on uvloop and its sockets send no pings (a browser sends none), so that its own
+work, which shares the machine with the servers, stays small.
 """
 
 from __future__ import annotations
@@ -42,12 +47,14 @@ import sys
 import tempfile
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
+import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
@@ -61,6 +68,7 @@ DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 COLUMNS = 3
 METRICS = False  # --metrics
 SUBPROTOCOL_USED = [SUBPROTOCOLS[0]]  # --subprotocol
+AFFINITY = [False]  # --affinity
 
 
 @dataclass
@@ -217,30 +225,39 @@ class Person:
         """Play until the game ends (True) or the run stops (False). A connection that fails
         before its welcome still releases whoever waits for the welcome (the start of the
         measured period waits for every game's): its error is counted instead of hanging."""
+        playing = asyncio.ensure_future(self._play(think))
+        stopping = asyncio.ensure_future(stop.wait())
         try:
-            return await self._play(think, stop)
+            # Waited for once per person, not per message: the driver's own work per message
+            # adds to every latency it measures (and takes CPU from the servers beside it).
+            await asyncio.wait({playing, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if playing.done():
+                return playing.result()
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await playing
+            return False
         finally:
+            stopping.cancel()
             self.welcomed.set()
 
-    async def _play(self, think: tuple[float, float], stop: asyncio.Event) -> bool:
+    async def _play(self, think: tuple[float, float]) -> bool:
+        # No pings from the client: a browser sends none (it answers the server's, as this
+        # client does), and thousands of sockets' pings were a share of the driver's CPU.
         async with connect(
-            self.url, subprotocols=self.protocols, open_timeout=60, max_size=2**22
+            self.url,
+            subprotocols=self.protocols,
+            open_timeout=60,
+            max_size=2**22,
+            ping_interval=None,
         ) as ws:
             self.ws = ws
             acting: asyncio.Task[None] | None = None
-            receiving = asyncio.ensure_future(ws.recv())
-            stopping = asyncio.ensure_future(stop.wait())
             try:
-                while True:
-                    done, _ = await asyncio.wait(
-                        {receiving, stopping}, return_when=asyncio.FIRST_COMPLETED
-                    )
-                    if stopping in done:
-                        return False
+                async for raw in ws:
                     # orjson, like the server: these simulated people would each run on their own
                     # machine, and the driver's parsing time adds to every latency it measures.
-                    message = orjson.loads(receiving.result())
-                    receiving = asyncio.ensure_future(ws.recv())
+                    message = orjson.loads(raw)
                     now = time.perf_counter()
                     kind = message["type"]
                     if kind == "welcome":
@@ -280,10 +297,9 @@ class Person:
                     if turn["seat"] == self.seat and (acting is None or acting.done()):
                         acting = asyncio.create_task(self._act(state, message["seq"], think))
             finally:
-                receiving.cancel()
-                stopping.cancel()
                 if acting is not None:
                     acting.cancel()
+        raise ConnectionError("the server closed the socket before the game ended")
 
     async def _act(self, state: dict[str, Any], seq: int, think: tuple[float, float]) -> None:
         await asyncio.sleep(self.rng.uniform(*think))  # the person thinks
@@ -327,6 +343,9 @@ async def create_game(
     response.raise_for_status()
     body = response.json()
     seats = [seat for seat in body["seats"] if seat.get("token")]
+    if AFFINITY[0]:  # every socket of a game on one process, as the proxy's hash of its path
+        at = servers[zlib.crc32(body["id"].encode()) % len(servers)].ws_url
+        return body["id"], [(seat["token"], at) for seat in seats]
     return body["id"], [
         (seat["token"], servers[(home + 1 + i) % len(servers)].ws_url)
         for i, seat in enumerate(seats)
@@ -524,7 +543,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 servers.append(
                     start_server(free_port(), db, redis, args.bot_delay, args.chances, args.metrics)
                 )
-            report = asyncio.run(drive(servers, args.games, args.seconds, think, args.seed))
+            # On uvloop, as the servers run: the driver's loop is the simulated people's, and
+            # its own overhead adds to every latency it measures.
+            report = uvloop.run(drive(servers, args.games, args.seconds, think, args.seed))
         finally:
             for server in servers:
                 server.process.terminate()
@@ -535,6 +556,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report["bot_delay"] = args.bot_delay
     report["chances"] = args.chances
     report["subprotocol"] = args.subprotocol
+    report["affinity"] = args.affinity
     return report
 
 
@@ -571,10 +593,16 @@ def main(argv: list[str] | None = None) -> None:
         default=SUBPROTOCOLS[0],
         help="what the people's sockets speak (dicepoker.v1: every event with the whole view)",
     )
+    parser.add_argument(
+        "--affinity",
+        action="store_true",
+        help="every socket of a game on one process (deploy/nginx.conf's hash of the path)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     BOTS[:] = args.bots.split(",")
     SUBPROTOCOL_USED[0] = args.subprotocol
+    AFFINITY[0] = args.affinity
     global METRICS
     METRICS = args.metrics
     report = run(args)

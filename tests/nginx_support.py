@@ -47,7 +47,8 @@ def site_for_test(
     site = _substitute(site, r"ssl_certificate\s+\S+;", f"ssl_certificate {cert};", 1)
     site = _substitute(site, r"ssl_certificate_key\s+\S+;", f"ssl_certificate_key {key};", 1)
     for example, port in zip(EXAMPLE_UPSTREAMS, upstreams, strict=True):
-        site = _substitute(site, rf"server {re.escape(example)};", f"server 127.0.0.1:{port};", 1)
+        # In both upstreams: every request's, and the game sockets' (by a hash of the path).
+        site = _substitute(site, rf"server {re.escape(example)};", f"server 127.0.0.1:{port};", 2)
     return site
 
 

@@ -43,14 +43,21 @@ def _run(*extra: str) -> dict[str, Any]:
     return report
 
 
-@pytest.mark.parametrize("processes", [1, 2])
-def test_small_load_run(processes: int) -> None:
+@pytest.mark.parametrize(
+    ("processes", "affinity"),
+    [(1, False), (2, False), (2, True)],
+    ids=["sqlite", "postgresql-crossing", "postgresql-affinity"],
+)
+def test_small_load_run(processes: int, affinity: bool) -> None:
     extra = ["--processes", str(processes)]
     if processes > 1:
         # With each server's own histograms of the measured period (where the time goes).
         extra += ["--postgres", postgres_url(), "--redis", redis_url(), "--metrics"]
+    if affinity:  # a game's sockets on one process, as deploy/nginx.conf routes them
+        extra.append("--affinity")
     report = _run(*extra)
     assert report["processes"] == processes
+    assert report["affinity"] is affinity
     assert report["store"] == ("sqlite" if processes == 1 else "postgresql")
     assert report["errors"] == 0, report["error_samples"]
     assert report["games_created"] >= 12

@@ -229,9 +229,17 @@ def test_a_game_through_nginx_sees_the_address_nginx_saw(
         for player in players:
             player.close()
     assert replay(upstreams[1].get(f"/api/games/{body['id']}/record")).state.finished
-    sockets = logged(
-        upstreams,
-        lambda line: line["method"] == "WS" and line["path"] == f"/ws/games/{body['id']}",
-        count=2,
-    )
-    assert [(line["status"], line["client"]) for line in sockets] == [(101, CLIENT)] * 2
+    # Two more sockets of the game: a watcher's, and a seat's with its token in the query
+    # (which the hash leaves out). nginx sent all four to one server, by the game's path,
+    # where it shares other requests out (as it did the requests above).
+    for token in (None, seats[0]["token"]):
+        Player(wss, body["id"], token, **socket).close()
+    path = f"/ws/games/{body['id']}"
+    sockets = logged(upstreams, lambda line: line["method"] == "WS" and line["path"] == path, 4)
+    assert [(line["status"], line["client"]) for line in sockets] == [(101, CLIENT)] * 4
+    serving = [
+        server
+        for server in upstreams
+        if any(line["path"] == path for line in requests_logged(server))
+    ]
+    assert len(serving) == 1
