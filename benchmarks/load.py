@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import functools
 import gc
@@ -492,6 +493,9 @@ async def drive(
         "fewest_moves_in_a_game": min(
             (stats.per_game.get(game_id, 0) for game_id in stats.games_running), default=0
         ),
+        "games_without_a_move": sorted(
+            game_id for game_id in stats.games_running if not stats.per_game.get(game_id)
+        )[:10],
         "latency_ms": {
             "p50": round(pct(0.50), 1),
             "p99": round(pct(0.99), 1),
@@ -525,9 +529,28 @@ def free_port() -> int:
         return port
 
 
+def log_problems(paths: list[Path], samples: int = 5) -> dict[str, Any]:
+    """The servers' warnings and errors (their logs, to the end of the run): how many, and the
+    most frequent of them with their counts (of a traceback, the exception it ends with)."""
+    found: collections.Counter[str] = collections.Counter()
+    for path in paths:
+        in_traceback = False
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("Traceback"):
+                in_traceback = True
+            elif in_traceback and not line.startswith((" ", "\t")) and line.strip():
+                in_traceback = False
+                if not line.startswith(("The above exception", "During handling")):
+                    found[line[:200]] += 1
+            elif any(word in line for word in ("WARNING", "ERROR", "CRITICAL")):
+                found[line[:200]] += 1
+    return {"count": sum(found.values()), "samples": found.most_common(samples)}
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     think = (args.think[0], args.think[1])
     with tempfile.TemporaryDirectory() as folder:
+        logs = Path(folder)
         if args.processes == 1 and not args.postgres_always:
             databases = [str(Path(folder) / "load.db")]
             redis = None
@@ -539,9 +562,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             redis = args.redis if args.processes > 1 else None
         servers: list[Server] = []
         try:
-            for db in databases:  # in the try: a run stopped while they start stops them too
+            for n, db in enumerate(databases):  # in the try: one stopped while they start stops
+                log = logs / f"server-{n}.log"
                 servers.append(
-                    start_server(free_port(), db, redis, args.bot_delay, args.chances, args.metrics)
+                    start_server(
+                        free_port(), db, redis, args.bot_delay, args.chances, args.metrics, log=log
+                    )
                 )
             # On uvloop, as the servers run: the driver's loop is the simulated people's, and
             # its own overhead adds to every latency it measures.
@@ -551,6 +577,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 server.process.terminate()
             for server in servers:
                 server.process.wait(timeout=30)
+        report["server_log_problems"] = log_problems(sorted(logs.glob("server-*.log")))
     report["store"] = "sqlite" if redis is None and not args.postgres_always else "postgresql"
     report["think_seconds"] = list(think)
     report["bot_delay"] = args.bot_delay

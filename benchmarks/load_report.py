@@ -27,6 +27,10 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
             f"them, {100 * report['chances_after_the_event'] / moves:.0f}% had them after"
         )
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
+    if report["games_without_a_move"]:
+        print(f"games that did not move while measured: {report['games_without_a_move']}")
+    problems = report["server_log_problems"]
+    print(f"servers' warnings and errors {problems['count']} {problems['samples'] or ''}")
     print(
         f"server peak memory {report['server_peak_memory_mb']} MiB "
         f"(each process: {report['process_peak_memory_mb']}), "

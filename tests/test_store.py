@@ -65,6 +65,16 @@ async def _scenario(database: str) -> None:
         # An unknown game is a conflict too, never a silent success.
         with pytest.raises(ConflictError):
             await store.append("nope", 0, _event(1), "running")
+        # Many games' seqs in one read (more than one query's worth), the unknown left out.
+        many = ["nope", *ids, *(f"missing{n}" for n in range(1200))]
+        assert await store.seqs(many) == {
+            "game0": 1,
+            "game1": 2,
+            "game2": 1,
+            "game3": 1,
+            "game4": 1,
+        }
+        assert await store.seqs([]) == {}
     finally:
         await store.close()
 

@@ -163,6 +163,8 @@ class Upkeep:
     def __init__(self, master: GameMaster) -> None:
         self.master = master
         self._tasks: list[asyncio.Task[None]] = []
+        # The games the store held further on than this process at the last sweep, and how far.
+        self._ahead: dict[str, int] = {}
 
     def start(self) -> None:
         master = self.master
@@ -236,8 +238,31 @@ class Upkeep:
         for live in list(master.games.values()):
             master.look(live)
         self.forget_idle()
+        try:
+            await self.heal_missed()
+        except Exception:  # the database away: tried again at the next sweep
+            log.warning("could not look for missed moves", exc_info=True)
         if await master.broadcaster.peers_gone():
             await self._resume()
+
+    async def heal_missed(self) -> int:
+        """Catch up the running games held here that are still behind where the store had them
+        at the last sweep: a move another process committed whose bus message never came (a
+        publish that failed, a message this process could not apply). Such a game would
+        otherwise wait for its next move, which the player to move here, never told, would not
+        make. Behind at one sweep is normal (a message on its way); behind at two, missed.
+        Answers how many were caught up."""
+        master = self.master
+        held = [live for live in master.games.values() if live.status == "running"]
+        stored = await master.store.seqs([live.id for live in held]) if held else {}
+        missed = [live for live in held if self._ahead.get(live.id, 0) > live.seq]
+        self._ahead = {
+            live.id: stored[live.id] for live in held if stored.get(live.id, 0) > live.seq
+        }
+        for live in missed:
+            log.warning("game %s missed a move made in another process: caught up", live.id)
+        await master.catch_up_all(missed)
+        return len(missed)
 
     def forget_idle(self) -> int:
         """Forget the running games this process has no part in now: nobody watches them here,

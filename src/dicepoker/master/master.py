@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -558,8 +558,7 @@ class GameMaster:
         self.broadcaster.followed(live, stored, told)
 
     async def _catch_up(self, live: LiveGame) -> bool:
-        """Bring the live game to what the store holds (call with the game's lock held);
-        False when the store holds it no more (deleted)."""
+        """Bring the game to what the store holds (its lock held); False: deleted there."""
         row = await self.store.game(live.id)
         if row is None:
             return False
@@ -576,9 +575,10 @@ class GameMaster:
         self.look(live)
         return True
 
-    async def catch_up_all(self) -> None:
-        """After the bus was down a while: every game may have missed messages."""
-        for live in list(self.games.values()):
+    async def catch_up_all(self, games: Sequence[LiveGame] | None = None) -> None:
+        """Bring `games` (every game held here by default) to what the store holds: after the
+        bus was down a while, or for games that missed a move another process made."""
+        for live in list(self.games.values()) if games is None else games:
             async with live.lock:
                 await self._catch_up(live)
 

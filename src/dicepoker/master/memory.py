@@ -4,6 +4,7 @@ local games, simulations, tests). Same rule as the database: event n + 1 is comm
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -44,6 +45,9 @@ class MemoryStore:
 
     async def events(self, game_id: str, after: int = 0) -> list[StoredEvent]:
         return list(self._events.get(game_id, [])[after:])
+
+    async def seqs(self, game_ids: Sequence[str]) -> dict[str, int]:
+        return {game_id: self._games[game_id].seq for game_id in game_ids if game_id in self._games}
 
     async def append(
         self,

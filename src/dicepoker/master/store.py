@@ -9,6 +9,7 @@ never stored as such: it is the replay of its events through the engine. `Memory
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -80,6 +81,11 @@ class Store(Protocol):
         """Commit event `expected_seq + 1` and the game's new status, or raise ConflictError
         (also when the game was abandoned). `person`: a person's own intent, the game's latest
         human action now (not a bot's, nor a turn clock's)."""
+        ...
+
+    async def seqs(self, game_ids: Sequence[str]) -> dict[str, int]:
+        """Each of these games' last committed seq, in one read (a game not stored is left out):
+        how a process finds the games it missed a move of."""
         ...
 
     async def update_seats(

@@ -60,6 +60,8 @@ IDLE_PING_SECONDS = 10.0
 #: SELECT"), which failed every move of a batch once over 500 games moved at once (found with
 #: benchmarks/memory.py at 1,200 games). PostgreSQL's batch is arrays: no such limit.
 SQLITE_BATCH = 256
+# Games whose seq one query reads (`seqs`): well within SQLite's and PostgreSQL's parameters.
+SEQS_AT_ONCE = 500
 _REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]+)?=\s*['\"]?(\w+)", re.MULTILINE)
 
 
@@ -360,6 +362,18 @@ class Store:
             return [
                 StoredEvent(row.seq, row.seat, row.action, row.thrown, row.auto) for row in rows
             ]
+
+    async def seqs(self, game_ids: Sequence[str]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        async with self.sessions() as session:
+            for start in range(0, len(game_ids), SEQS_AT_ONCE):
+                ids = list(game_ids[start : start + SEQS_AT_ONCE])
+                rows = await session.execute(
+                    select(GameRow.id, GameRow.seq).where(GameRow.id.in_(ids))
+                )
+                for game_id, seq in rows:
+                    found[game_id] = seq
+        return found
 
     async def append(
         self,
