@@ -135,10 +135,12 @@ def start_server(
     launcher: list[str] | None = None,
     log: Path | None = None,
     wait: float = 60.0,
+    log_json: bool = False,
 ) -> Server:
     """`dicepoker serve` on `port`, ready to answer; `launcher`: what runs it instead of the
     `dicepoker` command (benchmarks/memory.py's traced server); `log`: where its output goes
-    (else nowhere); `wait`: the longest wait for it to answer, in seconds."""
+    (else nowhere); `wait`: the longest wait for it to answer, in seconds; `log_json`: its
+    log in JSON (`--log-json`)."""
     command = [
         *(launcher or [DICEPOKER]),
         "serve",
@@ -162,6 +164,8 @@ def start_server(
         command.append("--no-win-probability")
     if metrics:
         command.append("--metrics")
+    if log_json:  # the report counts its warnings and errors (`log_problems`)
+        command.append("--log-json")
     # The server stops (SIGTERM, and its workers with it) when the driver dies, however it dies.
     bound = functools.partial(die_with_parent, os.getpid(), signal.SIGTERM)
     with contextlib.ExitStack() as files:
@@ -320,6 +324,7 @@ class Person:
 
 
 BOTS = ["greedy", "expert"]
+PROBLEMS = ("WARNING", "ERROR", "CRITICAL")  # the log levels the report counts
 CREATING = 64  # games created at once (HTTP connections)
 UNDER_WAY_SECONDS = 120.0  # at most this long for every game to be under way before measuring
 SETTLE_SECONDS = 5.0  # between the driver's last collection and the measured period
@@ -530,21 +535,35 @@ def free_port() -> int:
 
 
 def log_problems(paths: list[Path], samples: int = 5) -> dict[str, Any]:
-    """The servers' warnings and errors (their logs, to the end of the run): how many, and the
-    most frequent of them with their counts (of a traceback, the exception it ends with)."""
+    """The servers' warnings and errors (their JSON logs, `--log-json`, to the end of the run):
+    how many, how many of them errors (a line that is not JSON, a crash's own words, is one), the
+    games a server caught up after missing another process's move, and the most frequent lines
+    with their counts (a message, and the last line of its exception)."""
     found: collections.Counter[str] = collections.Counter()
+    errors = caught_up = 0
     for path in paths:
-        in_traceback = False
         for line in path.read_text(errors="replace").splitlines():
-            if line.startswith("Traceback"):
-                in_traceback = True
-            elif in_traceback and not line.startswith((" ", "\t")) and line.strip():
-                in_traceback = False
-                if not line.startswith(("The above exception", "During handling")):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                if line.strip():
                     found[line[:200]] += 1
-            elif any(word in line for word in ("WARNING", "ERROR", "CRITICAL")):
-                found[line[:200]] += 1
-    return {"count": sum(found.values()), "samples": found.most_common(samples)}
+                    errors += 1
+                continue
+            if not isinstance(entry, dict) or entry.get("level") not in PROBLEMS:
+                continue
+            message = str(entry.get("message"))
+            errors += entry["level"] != "WARNING"
+            caught_up += "missed a move" in message
+            said = f"{entry['level']} {entry.get('logger')}: {message}"
+            exception = str(entry.get("exception") or "").strip().splitlines()
+            found[(said + (f" ({exception[-1]})" if exception else ""))[:300]] += 1
+    return {
+        "count": sum(found.values()),
+        "errors": errors,
+        "games_caught_up": caught_up,
+        "samples": found.most_common(samples),
+    }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -566,7 +585,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 log = logs / f"server-{n}.log"
                 servers.append(
                     start_server(
-                        free_port(), db, redis, args.bot_delay, args.chances, args.metrics, log=log
+                        free_port(),
+                        db,
+                        redis,
+                        args.bot_delay,
+                        args.chances,
+                        args.metrics,
+                        log=log,
+                        log_json=True,
                     )
                 )
             # On uvloop, as the servers run: the driver's loop is the simulated people's, and

@@ -30,7 +30,10 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
     if report["games_without_a_move"]:
         print(f"games that did not move while measured: {report['games_without_a_move']}")
     problems = report["server_log_problems"]
-    print(f"servers' warnings and errors {problems['count']} {problems['samples'] or ''}")
+    print(
+        f"servers' warnings and errors {problems['count']} (errors {problems['errors']}, games "
+        f"caught up after a missed move {problems['games_caught_up']}) {problems['samples'] or ''}"
+    )
     print(
         f"server peak memory {report['server_peak_memory_mb']} MiB "
         f"(each process: {report['process_peak_memory_mb']}), "

@@ -62,6 +62,10 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
     assert report["errors"] == 0, report["error_samples"]
     assert report["games_created"] >= 12
     assert report["fewest_moves_in_a_game"] >= 4  # every game moved, people and bots
+    assert report["games_without_a_move"] == []
+    # No server failed (a warning, as a forecast given up on a busy machine, may come).
+    problems = report["server_log_problems"]
+    assert problems["errors"] == 0, problems["samples"]
     assert report["deliveries_measured"] > 0
     latency = report["latency_ms"]
     assert 0 <= latency["p50"] <= latency["p99"] <= latency["max"]
@@ -82,3 +86,27 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
             assert p50 is not None and p99 is not None and 0 < p50 <= p99
     else:
         assert "server_side_ms" not in report
+
+
+def test_the_servers_warnings_and_errors_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report's count of the servers' log lines (JSON, `--log-json`): warnings, errors with
+    their exception's last line, the games caught up after a missed move, and any line that is
+    not JSON (a crash's own words) as an error; information is not counted."""
+    monkeypatch.syspath_prepend(str(LOAD.parent))
+    from load import log_problems
+
+    lines = [
+        {"level": "INFO", "logger": "dicepoker.request", "message": "GET / 200"},
+        {"level": "WARNING", "logger": "dicepoker.master", "message": "game g1 missed a move"},
+        {"level": "WARNING", "logger": "dicepoker.master", "message": "game g2 missed a move"},
+        {"level": "ERROR", "logger": "x", "message": "boom", "exception": "Traceback\nKeyError: 1"},
+    ]
+    first = tmp_path / "server-0.log"
+    first.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    (tmp_path / "server-1.log").write_text("Segmentation fault\n\n")
+    problems = log_problems([first, tmp_path / "server-1.log"])
+    assert (problems["count"], problems["errors"], problems["games_caught_up"]) == (4, 2, 2)
+    assert ["ERROR x: boom (KeyError: 1)", 1] in [list(s) for s in problems["samples"]]
+    assert ["Segmentation fault", 1] in [list(s) for s in problems["samples"]]
