@@ -42,17 +42,8 @@ from typing import Any
 
 import httpx
 
-from load import (
-    CREATING,
-    Person,
-    Server,
-    Stats,
-    _cpu_seconds,
-    _family,
-    create_game,
-    free_port,
-    start_server,
-)
+from load import CREATING, Person, Stats, create_game
+from load_servers import Server, _cpu_seconds, _family, free_port, start_server
 
 #: The traced server: tracemalloc from the start, and a thread that writes a snapshot (after a
 #: garbage collection) each time the file `ask` appears in the folder given as its first argument.

@@ -95,7 +95,7 @@ def test_the_servers_warnings_and_errors_are_counted(
     their exception's last line, the games caught up after a missed move, and any line that is
     not JSON (a crash's own words) as an error; information is not counted."""
     monkeypatch.syspath_prepend(str(LOAD.parent))
-    from load import log_problems
+    from load_servers import log_problems
 
     lines = [
         {"level": "INFO", "logger": "dicepoker.request", "message": "GET / 200"},
