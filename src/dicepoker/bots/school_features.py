@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,11 @@ def _layout_for(rows_key: tuple[tuple[str, bool, bool, bool, int], ...], columns
 
 
 def layout(rules: Rules) -> Layout:
+    """The layout of `rules`, kept with the rules (asked for many times a decision)."""
+    return rules.memoized("school_layout", _layout_of)
+
+
+def _layout_of(rules: Rules) -> Layout:
     key = tuple((row.id, row.school, row.star, row.column_best, row.combo.n) for row in rules.rows)
     return _layout_for(key, rules.columns)
 
@@ -162,12 +167,25 @@ def _own(rules: Rules, sheet: Sheet, claimed: Collection[Any]) -> _Own:
     return _Own(empty, alive, best, col_alive, col_empty, col_hard, col_five, col_best)
 
 
-@lru_cache(maxsize=256)
+# The last rivals' reaches, by the identity of their sheets: (rules, sheet, claimed, reach).
+_REACHES: dict[int, tuple[Rules, Sheet, frozenset[Any], tuple[tuple[int, int], ...]]] = {}
+REACHES_KEPT = 64
+
+
 def _reach(rules: Rules, sheet: Sheet, claimed: frozenset[Any]) -> tuple[tuple[int, int], ...]:
     """A rival's (star in reach, cells still needed) for every row star, then column star. A
-    rival's sheet does not change during our turn: kept for the turn's many positions."""
+    rival's sheet does not change during our turn: kept for the turn's many positions, found by
+    the sheet's identity (hashing a whole sheet cost more than a tenth of a position)."""
+    kept = _REACHES.get(id(sheet))
+    if kept is not None and kept[1] is sheet and kept[0] is rules and kept[2] == claimed:
+        return kept[3]
     theirs = _own(rules, sheet, claimed)
-    return tuple(zip(theirs.alive + theirs.col_alive, theirs.empty + theirs.col_empty, strict=True))
+    alive, empty = theirs.alive + theirs.col_alive, theirs.empty + theirs.col_empty
+    reach = tuple(zip(alive, empty, strict=True))
+    if len(_REACHES) >= REACHES_KEPT:
+        _REACHES.clear()
+    _REACHES[id(sheet)] = (rules, sheet, claimed, reach)
+    return reach
 
 
 def position(
@@ -270,16 +288,19 @@ def after_positions(table: MoveTable, pos: Position) -> tuple[Position, IntArray
         np.where(by_points[:, None, None], table.points, 0.0),
     )
     legal = np.isfinite(table.gain)
-    value = np.where(legal, np.clip(value, 0, KEY - 1), 0.0)
-    key = value.astype(np.int64) + KEY * np.arange(len(rows))[:, None, None]
+    value = np.where(legal, np.clip(value, 0, KEY - 1), 0.0).astype(np.int64)
+    # Each (move, value) as one key, move-major: the span is the largest value + 1 (at most KEY),
+    # so that the mask below is as small as the turn's values allow.
+    span = int(value.max()) + 1
+    key = value + span * np.arange(len(rows))[:, None, None]
     # The distinct keys in order, and each entry's place among them (np.unique's answer, by a
     # mask over the small key range instead of a sort).
-    present = np.zeros(KEY * len(rows), dtype=np.bool_)
+    present = np.zeros(span * len(rows), dtype=np.bool_)
     present[key.ravel()] = True
     keys = np.flatnonzero(present)
     inverse = (np.cumsum(present) - 1)[key]
-    m = keys // KEY
-    v = keys % KEY
+    m = keys // span
+    v = keys % span
     r, c = rows[m], cols[m]
     by_res, by_pts = by_reserve[m], by_points[m]
     n = len(keys)

@@ -7,7 +7,7 @@ move writes (points, the reserve, stars, bonuses) comes from the rule primitives
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from dicepoker.dice import DiceSource
 from dicepoker.engine.actions import Action, Forfeit, Move, Roll
@@ -22,7 +22,7 @@ from dicepoker.engine.errors import (
 from dicepoker.engine.moves import dice_counts, joker_choice, refusal
 from dicepoker.engine.scoring import sheet_breakdown
 from dicepoker.engine.semantics import further_yahtzee_bonus, school_closing, score_cell
-from dicepoker.engine.stars import claimed_stars, earned_stars
+from dicepoker.engine.stars import StarKey, claimed_stars, earned_stars
 from dicepoker.engine.state import Cell, GameState, Mark, Sheet
 from dicepoker.engine.tables import tables
 from dicepoker.rules.combos import Counts
@@ -122,11 +122,13 @@ def fill(
     state: GameState,
     move: Move,
     legal: tuple[Counts, frozenset[int] | None] | None = None,
+    claimed: Container[StarKey] | None = None,
 ) -> tuple[Sheet, int, int]:
     """The mover's sheet after `move` (validated), with the row and column it filled.
 
     `legal` is for callers that took `move` from `cell_moves(state)`: the dice's face counts and
-    Joker rows, already computed, and the move known to be allowed."""
+    Joker rows, already computed, and the move known to be allowed; `claimed`, for callers that
+    fill many moves of one state: its `claimed_stars`."""
     rules = state.rules
     index = rules.row_index.get(move.row) if isinstance(move.row, str) else None
     if index is None:
@@ -174,7 +176,8 @@ def fill(
         yahtzee_bonus += further_yahtzee_bonus(rules, sheet.cells[box * rules.columns])
     stars = sheet.stars
     if rules.stars is not None:
-        stars += earned_stars(rules, sheet, index, cell, claimed_stars(state))
+        taken = claimed_stars(state) if claimed is None else claimed
+        stars += earned_stars(rules, sheet, index, cell, taken)
     cells = (*sheet.cells[:cell_index], cell, *sheet.cells[cell_index + 1 :])
     row_fill = (*sheet.row_fill[:index], column + 1, *sheet.row_fill[index + 1 :])
     new_sheet = Sheet(

@@ -9,6 +9,7 @@ from dicepoker.engine.actions import Move
 from dicepoker.engine.moves import cell_moves, dice_counts, joker_choice
 from dicepoker.engine.play import fill
 from dicepoker.engine.scoring import Breakdown, breakdown_after, sheet_breakdown
+from dicepoker.engine.stars import StarKey, claimed_stars
 from dicepoker.engine.state import Bonus, GameState
 from dicepoker.rules.combos import Counts
 
@@ -37,7 +38,8 @@ def preview(state: GameState) -> list[MovePreview]:
         return out
     counts = dice_counts(state)
     legal = (counts, joker_choice(state, counts))
-    return [_previewed(state, move, legal, before) for move in moves]
+    claimed = claimed_stars(state) if rules.stars is not None else None
+    return [_previewed(state, move, legal, before, claimed) for move in moves]
 
 
 def preview_move(state: GameState, move: Move) -> MovePreview | None:
@@ -52,10 +54,14 @@ def preview_move(state: GameState, move: Move) -> MovePreview | None:
 
 
 def _previewed(
-    state: GameState, move: Move, legal: tuple[Counts, frozenset[int] | None], before: Breakdown
+    state: GameState,
+    move: Move,
+    legal: tuple[Counts, frozenset[int] | None],
+    before: Breakdown,
+    claimed: dict[StarKey, int] | None = None,
 ) -> MovePreview:
     rules = state.rules
-    sheet, index, column = fill(state, move, legal)
+    sheet, index, column = fill(state, move, legal, claimed)
     cell = sheet.cell(rules, index, column)
     assert cell is not None
     after = breakdown_after(rules, before, state.sheet, sheet, cell, index)
