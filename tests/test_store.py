@@ -157,6 +157,38 @@ def test_a_connection_that_died_while_idle_is_replaced(monkeypatch: pytest.Monke
     asyncio.run(scenario())
 
 
+def test_the_pool_hands_out_the_connection_used_last() -> None:
+    """PostgreSQL connections are reused last in, first out: after three were open at once,
+    one operation after another runs on the one given back last, and the other backends sleep
+    (in turn, every backend of the pool would wake for its share of the batches)."""
+    database = fresh_postgres_database()
+
+    async def pid_of(store: Store) -> int:
+        async with store.engine.connect() as connection:
+            return int((await connection.exec_driver_sql("SELECT pg_backend_pid()")).scalar())
+
+    async def scenario() -> None:
+        store = Store(database)
+        await store.migrate()
+        try:
+            held = [await store.engine.connect() for _ in range(3)]
+            pids = [
+                int((await c.exec_driver_sql("SELECT pg_backend_pid()")).scalar()) for c in held
+            ]
+            assert len(set(pids)) == 3
+            for connection in held:  # given back in the order they were opened
+                await connection.close()
+            await store.create_game(
+                StoredGame(id="g", variant="school", options={}, seats=[], status="running")
+            )
+            await store.append("g", 0, _event(1), "running")
+            assert [await pid_of(store) for _ in range(4)] == [pids[-1]] * 4
+        finally:
+            await store.close()
+
+    asyncio.run(scenario())
+
+
 _MIGRATE = """
 import asyncio, sys
 from dicepoker.server.store import Store
