@@ -165,7 +165,7 @@ def test_the_pool_hands_out_the_connection_used_last() -> None:
 
     async def pid_of(store: Store) -> int:
         async with store.engine.connect() as connection:
-            return int((await connection.exec_driver_sql("SELECT pg_backend_pid()")).scalar())
+            return int((await connection.exec_driver_sql("SELECT pg_backend_pid()")).scalar_one())
 
     async def scenario() -> None:
         store = Store(database)
@@ -173,7 +173,7 @@ def test_the_pool_hands_out_the_connection_used_last() -> None:
         try:
             held = [await store.engine.connect() for _ in range(3)]
             pids = [
-                int((await c.exec_driver_sql("SELECT pg_backend_pid()")).scalar()) for c in held
+                int((await c.exec_driver_sql("SELECT pg_backend_pid()")).scalar_one()) for c in held
             ]
             assert len(set(pids)) == 3
             for connection in held:  # given back in the order they were opened
