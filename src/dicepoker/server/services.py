@@ -79,6 +79,15 @@ def pool_par(pool: BotPool) -> ParRunner:
     return run
 
 
+#: A process whose event loop woke a task later than this in the last second
+#: (`Metrics.lag_lately`) is busy: it asks for no forecast of the chance bars until it is not.
+#: The forecasts' worker runs nicer than the server, yet at 3,000 games on two cores it took a
+#: third of a core and still delayed the server's wakeups: the moves' p99 was 201-223 ms with
+#: the forecasts, 97 ms without them, and 124 ms with this gate, which judged as many positions
+#: (docs/deploy.md, "Capacity").
+FORECAST_BUSY_LAG = 0.010
+
+
 @dataclass
 class Services:
     settings: Settings
@@ -118,7 +127,10 @@ class Services:
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         forecast: Forecast | None = None
         if settings.win_probability:
-            forecast = shedding(pool.forecast if pool is not None else forecast_in_thread)
+            forecast = shedding(
+                pool.forecast if pool is not None else forecast_in_thread,
+                busy=lambda: metrics.lag_lately() > FORECAST_BUSY_LAG,
+            )
         broadcaster = MovesCounted(make_bus(settings.redis_url), metrics.moves)
         master = GameMaster(
             store,
