@@ -82,9 +82,10 @@ def pool_par(pool: BotPool) -> ParRunner:
 #: A process whose event loop woke a task later than this in the last second
 #: (`Metrics.lag_lately`) is busy: it asks for no forecast of the chance bars until it is not.
 #: The forecasts' worker runs nicer than the server, yet at 3,000 games on two cores it took a
-#: third of a core and still delayed the server's wakeups: the moves' p99 was 201-223 ms with
-#: the forecasts, 97 ms without them, and 124 ms with this gate, which judged as many positions
-#: (docs/deploy.md, "Capacity").
+#: third of a core and still delayed the server's wakeups: the moves' p99 was 201-223 ms in
+#: three runs with the forecasts, 97 ms in one without them, and 124 and 182 ms in two with this
+#: gate, which judged about as many positions (docs/deploy.md, "The chance bars yield to the
+#: moves").
 FORECAST_BUSY_LAG = 0.010
 
 
