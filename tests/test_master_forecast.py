@@ -312,31 +312,6 @@ def test_forecasts_beyond_those_being_judged_are_left_out_at_once() -> None:
     asyncio.run(scenario())
 
 
-def test_forecasts_are_left_out_while_the_process_is_busy() -> None:
-    """A busy process (the server: its event loop woke late lately) asks for no forecast: the
-    position is left out at once, and judged again once the process is free."""
-
-    async def scenario() -> None:
-        asked: list[int] = []
-        busy = [True]
-
-        async def judged(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
-            asked.append(state.seat)
-            return (0.25, 0.75)
-
-        from dicepoker.engine import new_game
-
-        state = new_game(get_rules("poker-dice", {}), ["A", "B"])
-        shed = master_module.shedding(judged, busy=lambda: busy[0])
-        assert await shed(state, (None, None)) is None
-        assert asked == []
-        busy[0] = False
-        assert await shed(state, (None, None)) == (0.25, 0.75)
-        assert asked == [0]
-
-    asyncio.run(scenario())
-
-
 class _SlowCommits(MemoryStore):
     """A store whose commits wait for `release` (as a database under load does)."""
 

@@ -240,25 +240,21 @@ def adopt_chances(live: LiveGame, seq: int, event: dict[str, Any]) -> bool:
     return True
 
 
-def shedding(
-    forecast: Forecast, at_once: int = AT_ONCE, busy: Callable[[], bool] | None = None
-) -> Forecast:
+def shedding(forecast: Forecast, at_once: int = AT_ONCE) -> Forecast:
     """`forecast`, leaving a position out (None: not judged now) while `at_once` of its
-    forecasts are being judged already, or while `busy()` says the process has no time to spare
-    (the server: its event loop woke late lately). Under load a queue of forecasts would hold up
-    every move behind it (a move waits a moment for its forecast), and the worker that judges
-    them takes CPU the moves need, where leaving some positions out costs only their chances
-    (the next is judged)."""
-    judging = 0
+    forecasts are being judged already. The worker that judges them also thinks for the bots:
+    under load a queue of forecasts would hold up every move behind it (a move waits for its
+    forecast), where leaving some positions out costs only their chances (the next is judged)."""
+    busy = 0
 
     async def shed(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...] | None:
-        nonlocal judging
-        if judging >= at_once or (busy is not None and busy()):
+        nonlocal busy
+        if busy >= at_once:
             return None
-        judging += 1
+        busy += 1
         try:
             return await forecast(state, levels)
         finally:
-            judging -= 1
+            busy -= 1
 
     return shed

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import (
@@ -46,8 +45,6 @@ STATUSES = ("open", "running", "finished", "abandoned")
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 #: Seconds between two looks at the event loop's lag (`Metrics.watch_loop`).
 LAG_TICK = 0.05
-#: How many of the latest looks `Metrics.lag_lately` remembers: a second's worth.
-LAG_WINDOW = 20
 
 
 class Metrics:
@@ -102,31 +99,18 @@ class Metrics:
             registry=self.registry,
         )
         self._lag_watch: asyncio.Task[None] | None = None
-        self._lags: deque[float] = deque(maxlen=LAG_WINDOW)
-        self._lag_lately = 0.0
 
     def watch_loop(self) -> None:
         """Start timing the running event loop's lag (`loop_lag`), until `close`."""
         if self._lag_watch is None:
             self._lag_watch = asyncio.create_task(self._watch_lag())
 
-    def lag_lately(self) -> float:
-        """The longest lag of the event loop's last `LAG_WINDOW` looks, in seconds (0 before
-        the first): whether the process has been busy this last second."""
-        return self._lag_lately
-
-    def observe_lag(self, lag: float) -> None:
-        """One look at the loop's lag, in seconds."""
-        self.loop_lag.observe(lag)
-        self._lags.append(lag)
-        self._lag_lately = max(self._lags)
-
     async def _watch_lag(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             asked = loop.time()
             await asyncio.sleep(LAG_TICK)
-            self.observe_lag(max(0.0, loop.time() - asked - LAG_TICK))
+            self.loop_lag.observe(max(0.0, loop.time() - asked - LAG_TICK))
 
     async def close(self) -> None:
         if self._lag_watch is not None:

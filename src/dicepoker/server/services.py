@@ -79,16 +79,6 @@ def pool_par(pool: BotPool) -> ParRunner:
     return run
 
 
-#: A process whose event loop woke a task later than this in the last second
-#: (`Metrics.lag_lately`) is busy: it asks for no forecast of the chance bars until it is not.
-#: The forecasts' worker runs nicer than the server, yet at 3,000 games on two cores it took a
-#: third of a core and still delayed the server's wakeups: the moves' p99 was 201-223 ms in
-#: three runs with the forecasts, 97 ms in one without them, and 124 and 182 ms in two with this
-#: gate, which judged about as many positions (docs/deploy.md, "The chance bars yield to the
-#: moves").
-FORECAST_BUSY_LAG = 0.010
-
-
 @dataclass
 class Services:
     settings: Settings
@@ -128,10 +118,7 @@ class Services:
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         forecast: Forecast | None = None
         if settings.win_probability:
-            forecast = shedding(
-                pool.forecast if pool is not None else forecast_in_thread,
-                busy=lambda: metrics.lag_lately() > FORECAST_BUSY_LAG,
-            )
+            forecast = shedding(pool.forecast if pool is not None else forecast_in_thread)
         broadcaster = MovesCounted(make_bus(settings.redis_url), metrics.moves)
         master = GameMaster(
             store,
