@@ -29,16 +29,18 @@ class Clock:
         return self.now
 
 
-def counted(bus: RedisBus) -> list[int]:
-    """Count the times `bus` asks Redis for a lease."""
+def counted(bus: RedisBus, pipelines: list[int] | None = None) -> list[int]:
+    """Count the leases `bus` asks Redis for (and, into `pipelines`, the pipelines it sends)."""
     asked = [0]
-    ask: Callable[..., Awaitable[Any]] = bus._claim
+    ask: Callable[[list[str]], Awaitable[list[int | None]]] = bus._claims
 
-    async def claim(**kwargs: Any) -> Any:
-        asked[0] += 1
-        return await ask(**kwargs)
+    async def claims(games: list[str]) -> list[int | None]:
+        asked[0] += len(games)
+        if pipelines is not None:
+            pipelines[0] += 1
+        return await ask(games)
 
-    bus._claim = claim  # type: ignore[assignment]
+    bus._claims = claims  # type: ignore[method-assign]
     return asked
 
 
@@ -265,5 +267,63 @@ def test_a_process_that_stops_is_known_gone_by_the_others() -> None:
         finally:
             await a.close()
             await c.close()
+
+    asyncio.run(work())
+
+
+def test_claims_asked_at_once_go_out_together_whatever_the_pool() -> None:
+    """A late loop or a lease sweep asks for hundreds of leases at once. They go to Redis in one
+    pipeline, each game once, so a pool of two connections answers them all (one claim a
+    connection would run out of connections and leave games undriven); a game asked for twice
+    meanwhile is asked once. Redis forgetting the script (a restart) costs nothing."""
+    import redis.asyncio as redis
+
+    async def work() -> None:
+        a = RedisBus(redis_url(), LEASE_MS, Clock())
+        await a.client.aclose()
+        a.client = redis.Redis(
+            connection_pool=redis.ConnectionPool.from_url(redis_url(), max_connections=2)
+        )
+        pipelines = [0]
+        asked = counted(a, pipelines)
+        games = [f"bus-{uuid.uuid4().hex[:8]}" for _ in range(300)]
+        try:
+            await a.client.script_flush()  # as after a restart of Redis
+            answers = await asyncio.gather(*(a.claim(game) for game in games + games[:5]))
+            assert answers == [True] * 305
+            assert (asked[0], pipelines[0]) == (300, 1)
+            assert all(await a.client.mget([LEASE + game for game in games]))
+        finally:
+            await a.client.delete(*(LEASE + game for game in games))
+            await a.close()
+
+    asyncio.run(work())
+
+
+def test_a_claim_redis_cannot_answer_is_no_and_is_asked_again() -> None:
+    """Redis away when a claim goes out: every caller hears no (the bots wait, nothing
+    breaks), once said in the log, and the next claim asks again."""
+
+    async def work() -> None:
+        game = f"bus-{uuid.uuid4().hex[:8]}"
+        a = RedisBus(redis_url(), LEASE_MS, Clock())
+        asked = counted(a)
+        real = a._claims
+        failing = [True]
+
+        async def claims(games: list[str]) -> list[int | None]:
+            if failing[0]:
+                raise ConnectionError("Redis is away")
+            return await real(games)
+
+        a._claims = claims  # type: ignore[method-assign]
+        try:
+            assert list(await asyncio.gather(a.claim(game), a.claim(game))) == [False, False]
+            failing[0] = False
+            assert await a.claim(game) is True
+            assert asked[0] == 1  # (the failed pipeline was never counted: it raised first)
+        finally:
+            await a.client.delete(LEASE + game)
+            await a.close()
 
     asyncio.run(work())

@@ -7,7 +7,10 @@ the moves of many games at once: one write and one wake-up of Redis instead of o
 process also hears its own messages back, and drops them by their first bytes unread. Leases
 (who drives a game's bots and clock) are Redis keys with an expiry, renewed at an action once
 half a lease has passed since the last renewal; a lease another process holds is not asked for
-again before Redis said it would run out, unless its holder says it gave it back. What a bus is
+again before Redis said it would run out, unless its holder says it gave it back. The claims
+asked for meanwhile go out together in one pipeline, like the messages: a late loop or a lease
+sweep asks for hundreds at once, which would otherwise each take a connection of the pool (and
+past its hundred, fail). What a bus is
 for and why a lost message only delays a process: dicepoker.master.bus. One process needs no
 Redis (`LocalBus`).
 """
@@ -85,6 +88,10 @@ class RedisBus:
         self.process_id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self.client = redis.Redis.from_url(url, socket_connect_timeout=5)
         self._claim = self.client.register_script(_CLAIM)
+        # The claims asked for since the last pipeline went out, each game once; and the task
+        # that sends them (`_ask`).
+        self._asking: dict[str, asyncio.Future[int | None]] = {}
+        self._claimer: asyncio.Task[None] | None = None
         self._release = self.client.register_script(_RELEASE)
         # The games whose lease this process took, each with the time (`clock`) until which it
         # is surely still ours: half the lease after we last asked for it. A bot acts every
@@ -114,10 +121,16 @@ class RedisBus:
         await self._ready.wait()
 
     async def close(self) -> None:
-        tasks = [task for task in (self._reader, *self._handling) if task is not None]
+        tasks = [
+            task for task in (self._reader, self._claimer, *self._handling) if task is not None
+        ]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        asking, self._asking = self._asking, {}
+        for future in asking.values():  # not sent: not ours
+            if not future.done():
+                future.set_result(None)
         with contextlib.suppress(Exception):  # the others take our games over at their next sweep
             await self.client.delete(ALIVE + self.process_id)
         await self.release_all()
@@ -184,13 +197,9 @@ class RedisBus:
             return True  # Redis set it to expire a whole lease after `asked` at the earliest
         if self._elsewhere.get(game_id, 0.0) > asked:
             return False  # its holder's lease has not run out yet
-        try:
-            answer = int(
-                await self._claim(keys=[LEASE + game_id], args=[self.process_id, self.lease_ms])
-            )
-        except Exception as exc:
-            log.warning("redis lease for game %s failed: %s", game_id, exc)
-            return False
+        answer = await asyncio.shield(self._ask(game_id))  # (one caller's cancel is its own)
+        if answer is None:
+            return False  # Redis failed (said once for the pipeline): asked again next time
         self._prune(asked)
         if answer == 1:
             self._held[game_id] = asked + self.lease_ms / 2000
@@ -200,6 +209,52 @@ class RedisBus:
         # Its lease was measured after `asked`: it runs out no earlier than this.
         self._elsewhere[game_id] = asked - answer / 1000
         return False
+
+    def _ask(self, game_id: str) -> asyncio.Future[int | None]:
+        """Redis's answer to the claim of `game_id` (`_CLAIM`; None when Redis failed), asked
+        for with the others not yet sent. It goes out after the caller's `asked` was read, so
+        the beliefs `claim` draws from it hold."""
+        future = self._asking.get(game_id)
+        if future is None:
+            future = asyncio.get_running_loop().create_future()
+            self._asking[game_id] = future
+            if self._claimer is None or self._claimer.done():
+                self._claimer = asyncio.create_task(self._send_claims(), name="redis-claims")
+        return future
+
+    async def _send_claims(self) -> None:
+        """Send the claims asked for, all at once, until none waits."""
+        while self._asking:
+            batch, self._asking = self._asking, {}
+            answers: list[int | None] = [None] * len(batch)
+            try:
+                answers = await self._claims(list(batch))
+            except Exception as exc:  # each caller says no; it asks again at its next step
+                log.warning("redis lease for %d game(s) failed: %s", len(batch), exc)
+            finally:  # (also when closing cancels this task: no caller waits for ever)
+                for future, answer in zip(batch.values(), answers, strict=True):
+                    if not future.done():
+                        future.set_result(answer)
+
+    async def _claims(self, games: list[str]) -> list[int | None]:
+        """Redis's answers to the claims of `games`, in one pipeline (the script loaded once
+        more if Redis has forgotten it: a restart, a SCRIPT FLUSH)."""
+        from redis.exceptions import NoScriptError
+
+        for _ in range(2):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id in games:
+                    pipe.evalsha(
+                        self._claim.sha, 1, LEASE + game_id, self.process_id, self.lease_ms
+                    )
+                answers = await pipe.execute(raise_on_error=False)
+            if not any(isinstance(answer, NoScriptError) for answer in answers):
+                break
+            await self.client.script_load(_CLAIM)
+        failed = [answer for answer in answers if isinstance(answer, Exception)]
+        if failed:
+            log.warning("redis lease for %d game(s) failed: %s", len(failed), failed[0])
+        return [None if isinstance(answer, Exception) else int(answer) for answer in answers]
 
     async def peers_gone(self) -> bool:
         """Say this process is alive (a key that lasts two leases; the lease sweep sets it again
