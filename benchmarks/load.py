@@ -409,7 +409,10 @@ async def drive(
 def run(args: argparse.Namespace) -> dict[str, Any]:
     think = (args.think[0], args.think[1])
     with tempfile.TemporaryDirectory() as folder:
-        logs = Path(folder)
+        logs = Path(args.logs) if args.logs else Path(folder)
+        logs.mkdir(parents=True, exist_ok=True)
+        for earlier in logs.glob("server-*.log"):  # a kept folder used again: this run's only
+            earlier.unlink()
         if args.processes == 1 and not args.postgres_always:
             databases = [str(Path(folder) / "load.db")]
             redis = None
@@ -490,6 +493,10 @@ def main(argv: list[str] | None = None) -> None:
         "--affinity",
         action="store_true",
         help="every socket of a game on one process (deploy/nginx.conf's hash of the path)",
+    )
+    parser.add_argument(
+        "--logs",
+        help="keep the servers' JSON logs (server-N.log, replaced) in this folder",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
