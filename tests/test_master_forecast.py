@@ -436,3 +436,78 @@ def test_a_move_whose_commit_errs_does_not_keep_its_position_from_being_judged()
         await master.close()
 
     asyncio.run(scenario())
+
+
+def test_moves_wait_for_their_forecasts_only_while_the_forecasts_come_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A move waits for its forecast (up to TELL_WITHIN) while the forecasts come in time. Once
+    most of the last TIMELY_WINDOW came late or were shed (a loaded server), moves are told at
+    once and their chances follow in a message of their own; once they come in time again, the
+    moves wait again. (TELL_WITHIN is a minute here: a wait is seen, not timed.)"""
+    monkeypatch.setattr(master_module, "TELL_WITHIN", 60.0)
+    monkeypatch.setattr(master_module, "FORECAST_SECONDS", 120.0)
+    gates: list[asyncio.Event] = []
+    answer = ["gated"]
+
+    async def judged(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...] | None:
+        if answer[0] == "shed":
+            return None
+        if answer[0] == "gated":
+            gate = asyncio.Event()
+            gates.append(gate)
+            await gate.wait()
+        return (0.25, 0.75)
+
+    def step(state: GameState) -> str:
+        return "roll" if state.rolls == 0 else _first_move(state)
+
+    async def scenario() -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(3))
+        live, _ = await master.create("poker-dice", {}, TWO, None)
+        master.forecast = judged
+        queue = master.broadcaster.subscribe(live)
+
+        async def held_for_its_forecast() -> bool:
+            """Make the next move with a gated forecast: was it held until the forecast came?"""
+            answer[0] = "gated"
+            acting = asyncio.create_task(
+                master.act(live, live.game.state.seat, step(live.game.state), live.seq)
+            )
+            for _ in range(50):  # (the move's steps up to its forecast: no timing)
+                await asyncio.sleep(0)
+            held = not acting.done()
+            gates[-1].set()
+            seq = await asyncio.wait_for(acting, 10)
+            event = json.loads(queue.get_nowait())
+            assert event["seq"] == seq
+            if held:
+                assert event["win_probability"] == [0.25, 0.75]
+            else:  # told at once; its chances follow
+                assert "win_probability" not in event
+                told = json.loads(await asyncio.wait_for(queue.get(), 10))
+                assert told == {"type": "chances", "seq": seq, "win_probability": [0.25, 0.75]}
+            return held
+
+        async def moves(how: str, count: int) -> None:
+            answer[0] = how
+            for _ in range(count):
+                state = live.game.state
+                await asyncio.wait_for(master.act(live, state.seat, step(state), live.seq), 10)
+            for _ in range(50):  # (the forecasts' answers noted)
+                await asyncio.sleep(0)
+            while not queue.empty():
+                queue.get_nowait()
+
+        assert await held_for_its_forecast()
+        await moves("shed", master_module.TIMELY_WINDOW // 2)  # half of them late: still waits
+        assert await held_for_its_forecast()
+        await moves("shed", 1)  # now more than half
+        assert not master.timely.waiting()
+        assert not await held_for_its_forecast()
+        await moves("at once", master_module.TIMELY_WINDOW // 2)
+        assert master.timely.waiting()
+        assert await held_for_its_forecast()
+        await master.close()
+
+    asyncio.run(scenario())

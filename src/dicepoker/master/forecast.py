@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,6 +35,11 @@ FORECAST_SECONDS = 2.0
 #: follow in a message of their own (`judge(..., late=...)`): a busy server tells the move once
 #: committed and the chances after it.
 TELL_WITHIN = 0.03
+
+#: The forecasts `Timeliness` looks back on, and the share of them that must have come within
+#: TELL_WITHIN for the moves to wait for theirs.
+TIMELY_WINDOW = 20
+TIMELY_SHARE = 0.5
 
 #: Forecasts a process has being judged at once (`shedding`).
 AT_ONCE = 2
@@ -71,6 +76,42 @@ def _ask(
     judging = asyncio.ensure_future(forecast(live.state if state is None else state, live.levels()))
     judging.add_done_callback(lambda _: _in_flight.discard(key))
     return judging
+
+
+class Timeliness:
+    """Whether a move should wait for its forecast (up to TELL_WITHIN) before it is told: only
+    while at least TIMELY_SHARE of the last TIMELY_WINDOW forecasts came within that time. A
+    loaded server's forecasts mostly come later (or are shed); waiting for each would add
+    TELL_WITHIN to nearly every move, for chances that follow in a message of their own anyway.
+    Every forecast is timed, waited for or not, so the moves wait again once they come in time.
+    A few late ones (a page's load) change nothing."""
+
+    __slots__ = ("_late", "_lately")
+
+    def __init__(self) -> None:
+        # Whether each of the last forecasts came in time, oldest first; at the start as if
+        # all had.
+        self._lately = deque([True] * TIMELY_WINDOW, maxlen=TIMELY_WINDOW)
+        self._late = 0  # how many of them did not
+
+    def waiting(self) -> bool:
+        """Whether a move waits for its forecast now."""
+        return self._late <= (1 - TIMELY_SHARE) * len(self._lately)
+
+    def time(self, judging: asyncio.Future[tuple[float, ...] | None], asked: float) -> None:
+        """Note whether `judging`, asked at `asked` (`time.perf_counter`), comes in time."""
+
+        def done(judged: asyncio.Future[tuple[float, ...] | None]) -> None:
+            if judged.cancelled():
+                return  # its move was not committed: no news of the worker
+            timely = time.perf_counter() - asked <= TELL_WITHIN
+            self._note(timely and judged.exception() is None and judged.result() is not None)
+
+        judging.add_done_callback(done)
+
+    def _note(self, timely: bool) -> None:
+        self._late += (not timely) - (not self._lately[0])  # (the oldest goes out)
+        self._lately.append(timely)
 
 
 class Foresight:
@@ -116,6 +157,7 @@ async def judge(
     live: LiveGame,
     late: Late | None = None,
     foresight: Foresight | None = None,
+    timely: Timeliness | None = None,
 ) -> None:
     """Set `live.chances` for the game's seq, unless it is known already or cannot be judged.
 
@@ -123,7 +165,8 @@ async def judge(
     TELL_WITHIN after the forecast was asked (`foresight`: when the engine accepted the move): a
     forecast that comes later sets the chances then (if the game is still at that seq) and
     `late` tells them, so a move is never held up for long by a busy worker; a position left
-    unjudged is judged again when a forecast finishes (`_unjudged`)."""
+    unjudged is judged again when a forecast finishes (`_unjudged`). `timely` (with `late`):
+    not even that wait while the forecasts come late (`Timeliness`)."""
     seq = live.seq
     ours = foresight if foresight is not None and foresight.seq == seq else None
     if forecast is None or len(live.state.players) < 2 or (ours is None and _judged_now(live)):
@@ -133,9 +176,13 @@ async def judge(
     else:
         judging = _ask(forecast, live)
         asked = time.perf_counter()
+    if late is not None and timely is not None:
+        timely.time(judging, asked)
     try:
         if late is None:
             wait = FORECAST_SECONDS
+        elif timely is not None and not timely.waiting():
+            wait = 0.0  # told at once; its chances follow when they come
         else:
             wait = max(0.0, min(TELL_WITHIN, FORECAST_SECONDS) - (time.perf_counter() - asked))
         chances = await asyncio.wait_for(asyncio.shield(judging), wait)

@@ -38,7 +38,7 @@ from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import seats as seating
 from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
-from dicepoker.master.forecast import Forecast, adopt_chances, foresee, forget, judge
+from dicepoker.master.forecast import Forecast, Timeliness, adopt_chances, foresee, forget, judge
 from dicepoker.master.live import LiveGame, RecordingDice, utcnow
 from dicepoker.master.loading import (
     Readers,
@@ -76,8 +76,8 @@ class GameMaster:
         # Seconds without a person's action after which a game is closed (0: never).
         self.abandon_after = abandon_after
         self.forecast = forecast  # who is winning (master/forecast.py); None: not judged
-        # The time that withheld seeds are revealed by (injected by tests).
-        self.now = now
+        self.timely = Timeliness()  # whether its moves wait for their forecasts
+        self.now = now  # the time that withheld seeds are revealed by (injected by tests)
         self.broadcaster = broadcaster or Broadcaster()
         # Games derive their dice from a committed seed; a `dice` source (tests) replaces that,
         # and its games carry no commitment. Games older than the seeds use SecretDice.
@@ -415,7 +415,7 @@ class GameMaster:
         live.note_move(before, action, auto)
         live.game.advance(action, after, auto=auto)
         self._moved(live, stored, status)
-        await judge(self.forecast, live, self.broadcaster.chances, foresight)  # (or after it)
+        await judge(self.forecast, live, self.broadcaster.chances, foresight, self.timely)
         await self.broadcaster.committed(live, stored)
         current = self.games.get(live.id)
         if current is not None and current is not live:  # forgotten meanwhile, loaded again:
