@@ -114,24 +114,43 @@ def judged_turn(ana: Player, api: Api, game_id: str, message: dict[str, Any]) ->
     """From `message` (the event that brought a position where Ana is to move), play on until a
     position at her turn that the server judged; returns the server's game there.
 
-    The server tells an event once it has judged its position (or given up after 2 s: a cold
-    bot worker, a busy machine), so the event's own `win_probability` says whether it was."""
+    The server tells a position's chances with its event, or in a `chances` message just after
+    it when its forecast came later (a busy worker, a loaded machine: the server then stops
+    waiting for them, master/forecast.py `Timeliness`), or not at all (left out)."""
     while True:
         assert message["type"] == "event", message
         assert ana.my_turn(), ana.state.get("turn")
-        if isinstance(message.get("win_probability"), list):
+        told = told_chances(ana, message)
+        if told is not None:
             break
-        # Not judged in time: Ana moves on (rolls again, or fills a cell and the bots play).
+        # Not judged: Ana moves on (rolls again, or fills a cell and the bots play).
         can_roll = ana.state["turn"]["can_roll"]
         message = ana.act("roll", ana.seq) if can_roll else next_turn(ana)
     data = api.game(game_id)
     assert data["seq"] == message["seq"], (data["seq"], message["seq"])
     chances = data["win_probability"]
-    assert chances == message["win_probability"], (chances, message["win_probability"])
+    assert chances == told, (chances, told)
     assert len(chances) == 3, chances
     assert all(0.0 <= c <= 1.0 for c in chances), chances
     assert sum(chances) == pytest.approx(1.0, abs=1e-6), chances
     return data
+
+
+def told_chances(ana: Player, event: dict[str, Any]) -> list[float] | None:
+    """The chances of the position `event` (at Ana's turn: the game rests there) brought: told
+    with it, or in a `chances` message after it; None when none came within the forecasts'
+    longest time and then some (master/forecast.py FORECAST_SECONDS)."""
+    if isinstance(event.get("win_probability"), list):
+        return list(event["win_probability"])
+    seq = event["seq"]
+    try:
+        told = ana.until(
+            lambda m: (m["type"] == "chances" and m["seq"] == seq) or m.get("seq", 0) > seq,
+            timeout=10.0,
+        )
+    except TimeoutError:
+        return None
+    return list(told["win_probability"]) if told["type"] == "chances" else None
 
 
 def next_turn(ana: Player) -> dict[str, Any]:

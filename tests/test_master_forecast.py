@@ -511,3 +511,29 @@ def test_moves_wait_for_their_forecasts_only_while_the_forecasts_come_in_time(
         await master.close()
 
     asyncio.run(scenario())
+
+
+def test_a_new_game_is_not_held_up_by_its_first_forecast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Creating a game waits for its first position's forecast no longer than a move does
+    (TELL_WITHIN, not FORECAST_SECONDS: a busy server's "new game" took up to 2 s); the chances
+    are told when they come, and a welcome after that carries them."""
+    monkeypatch.setattr(master_module, "TELL_WITHIN", 0.001)
+    monkeypatch.setattr(master_module, "FORECAST_SECONDS", 120.0)
+    gate = asyncio.Event()
+
+    async def slow(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+        await gate.wait()
+        return (0.25, 0.75)
+
+    async def scenario() -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(3), forecast=slow)
+        live, _ = await asyncio.wait_for(master.create("poker-dice", {}, TWO, None), 10)
+        assert live.win_probability() is None
+        queue = master.broadcaster.subscribe(live)
+        gate.set()
+        told = json.loads(await asyncio.wait_for(queue.get(), 10))
+        assert told == {"type": "chances", "seq": 0, "win_probability": [0.25, 0.75]}
+        assert json.loads(welcome(live, None).to_json())["win_probability"] == [0.25, 0.75]
+        await master.close()
+
+    asyncio.run(scenario())

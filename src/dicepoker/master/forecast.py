@@ -8,6 +8,8 @@ is worked out while the move is being committed. A forecast never holds a move u
 fails it: a move is told at most TELL_WITHIN after it was accepted (or once committed, if that
 takes longer), and a forecast that comes later is told in a `chances` message of its own (a busy
 worker); one that errs or takes longer than FORECAST_SECONDS is left out, and the game goes on.
+A new game, or one read from the store, waits for its position's forecast no longer than a move
+does. While the forecasts come late (`Timeliness`), moves do not wait for them at all.
 """
 
 from __future__ import annotations

@@ -189,7 +189,7 @@ class GameMaster:
         await (save or self.store.create_game)(stored)
         live = live_from(stored, [], self.now)
         self.games[live.id] = live
-        await judge(self.forecast, live)
+        await judge(self.forecast, live, self.broadcaster.chances, timely=self.timely)
         self.look(live)
         return live
 
@@ -259,7 +259,7 @@ class GameMaster:
             async with live.lock:
                 await self._catch_up(live)  # (which judges the position)
         else:
-            await judge(self.forecast, live)
+            await judge(self.forecast, live, self.broadcaster.chances, timely=self.timely)
         return live
 
     def release(self, live: LiveGame) -> None:
