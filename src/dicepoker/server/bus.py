@@ -10,9 +10,8 @@ half a lease has passed since the last renewal; a lease another process holds is
 again before Redis said it would run out, unless its holder says it gave it back. The claims
 asked for meanwhile go out together in one pipeline, like the messages: a late loop or a lease
 sweep asks for hundreds at once, which would otherwise each take a connection of the pool (and
-past its hundred, fail). What a bus is
-for and why a lost message only delays a process: dicepoker.master.bus. One process needs no
-Redis (`LocalBus`).
+past its hundred, fail). What a bus is for and why a lost message only delays a process:
+dicepoker.master.bus. One process needs no Redis (`LocalBus`).
 """
 
 from __future__ import annotations
