@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -537,3 +538,38 @@ def test_a_new_game_is_not_held_up_by_its_first_forecast(monkeypatch: pytest.Mon
         await master.close()
 
     asyncio.run(scenario())
+
+
+def test_a_failing_forecast_does_not_ask_for_every_position_left_unjudged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """When the forecasts fail (a stop closed the workers, one died), a failure does not start
+    the forecast of the next position left unjudged, which would fail too, and so on through
+    every such game, each with a warning (a thousand at a loaded server's graceful stop)."""
+    monkeypatch.setattr(master_module, "TELL_WITHIN", 0.001)
+    gate = asyncio.Event()
+    asked: list[int] = []
+
+    async def closing(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+        asked.append(state.rolls)
+        await gate.wait()
+        raise RuntimeError("the worker pool is closed")
+
+    async def scenario() -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(3))
+        games = [(await master.create("poker-dice", {}, TWO, None))[0] for _ in range(6)]
+        master.forecast = master_module.shedding(closing, at_once=1)
+        for live in games:  # the first is judged; the worker busy, the others are left out
+            await master.act(live, 0, "roll", 0)
+        assert len(asked) == 1 and len(master_module._unjudged) >= 5
+        gate.set()
+        for _ in range(200):  # (the failure and whatever it starts: no timing)
+            await asyncio.sleep(0)
+        assert len(asked) == 1
+        await master.close()
+        for live in games:
+            master_module.forget(live.id)
+
+    with caplog.at_level(logging.WARNING, logger="dicepoker.master"):
+        asyncio.run(scenario())
+    assert sum("no win probability" in r.getMessage() for r in caplog.records) == 1

@@ -250,10 +250,14 @@ async def _judged_late(
     """The rest of a forecast that missed its event: its chances, told if still news."""
     try:
         chances = await asyncio.wait_for(judging, max(0.0, FORECAST_SECONDS - TELL_WITHIN))
-    except Exception:
+    except Exception as failed:
         log.warning("no win probability for game %s at seq %d", live.id, seq, exc_info=True)
         _in_flight.discard((live.id, seq))
-        _judge_next()
+        # Given up on (its place is free): the next waits no longer. Failed (the workers
+        # closed by a stop, one died): the next would fail too, and so on through every game
+        # left unjudged, each with a warning; they wait for a forecast that succeeds.
+        if isinstance(failed, TimeoutError):
+            _judge_next()
         return
     _in_flight.discard((live.id, seq))  # (its callback may not have run yet)
     if chances is None:  # shed: the worker is busy; judged when one of its forecasts finishes
