@@ -46,6 +46,13 @@ TIMELY_SHARE = 0.5
 #: Forecasts a process has being judged at once (`shedding`).
 AT_ONCE = 2
 
+#: `Pace`: the forecasts' worker is starved while, of its last PACE_WINDOW forecasts, the median
+#: share of the time each took that it had a CPU is under STARVED_BELOW; it then rests PACE_REST
+#: times as long as each forecast took before the next starts.
+PACE_WINDOW = 20
+STARVED_BELOW = 0.4
+PACE_REST = 3.0
+
 #: Tells the table the chances judged after the event was told (`Broadcaster.chances`).
 Late = Callable[[LiveGame], Awaitable[None]]
 
@@ -293,16 +300,64 @@ def adopt_chances(live: LiveGame, seq: int, event: dict[str, Any]) -> bool:
     return True
 
 
-def shedding(forecast: Forecast, at_once: int = AT_ONCE) -> Forecast:
+class Pace:
+    """Whether the machine leaves the forecasts' worker the CPU it asks for, and the rest the
+    worker takes when it does not. The worker runs nicer than the server and takes whatever CPU
+    is left, so on a saturated machine it still took a tenth of a core or more per process, and
+    its slices delayed the servers' wake-ups (docs/deploy.md, "What the forecasts cost the
+    moves"); most of its forecasts then came after their moves anyway. The worker says how long
+    each forecast took and how much of that it ran (`note`). While the median share of its last
+    forecasts is low, it rests PACE_REST times each forecast's time before the next one starts
+    (about a quarter of the work), and the position left out meanwhile that a game rests at is
+    judged after the rest (`_unjudged`). On a machine with CPU to spare (1,000 games on two
+    cores) the median share was 0.70; saturated (3,000 games), 0.25."""
+
+    __slots__ = ("_rests_until", "_shares", "_wake")
+
+    def __init__(self) -> None:
+        # Of each of the last forecasts, the share of its time that the worker ran; at the
+        # start as if all had run the whole time.
+        self._shares = deque([1.0] * PACE_WINDOW, maxlen=PACE_WINDOW)
+        self._rests_until = 0.0  # (`time.perf_counter`)
+        self._wake: asyncio.TimerHandle | None = None
+
+    def note(self, cpu: float, wall: float) -> None:
+        """A forecast took `wall` seconds in the worker, `cpu` of them on a CPU."""
+        self._shares.append(min(1.0, cpu / wall) if wall > 0 else 1.0)
+        if self.starved():
+            rest_until = time.perf_counter() + PACE_REST * wall
+            self._rests_until = max(self._rests_until, rest_until)
+
+    def starved(self) -> bool:
+        """Whether the worker ran less than STARVED_BELOW of its forecasts' time lately."""
+        return sorted(self._shares)[len(self._shares) // 2] < STARVED_BELOW
+
+    def resting(self) -> bool:
+        """Whether the worker rests now; if so, the newest position left unjudged is judged
+        after the rest (no forecast may finish meanwhile to start it)."""
+        left = self._rests_until - time.perf_counter()
+        if left <= 0:
+            return False
+        if self._wake is None:
+            self._wake = asyncio.get_running_loop().call_later(left, self._woken)
+        return True
+
+    def _woken(self) -> None:
+        self._wake = None
+        _judge_next()
+
+
+def shedding(forecast: Forecast, at_once: int = AT_ONCE, pace: Pace | None = None) -> Forecast:
     """`forecast`, leaving a position out (None: not judged now) while `at_once` of its
-    forecasts are being judged already. The worker that judges them also thinks for the bots:
-    under load a queue of forecasts would hold up every move behind it (a move waits for its
-    forecast), where leaving some positions out costs only their chances (the next is judged)."""
+    forecasts are being judged already, or while its worker rests (`pace`). Under load a queue
+    of forecasts would only grow, and a move would wait for its forecast behind the others;
+    leaving some positions out costs only their chances: the position a game rests at is judged
+    when a forecast finishes or the rest ends (`_unjudged`)."""
     busy = 0
 
     async def shed(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...] | None:
         nonlocal busy
-        if busy >= at_once:
+        if busy >= at_once or (pace is not None and pace.resting()):
             return None
         busy += 1
         try:

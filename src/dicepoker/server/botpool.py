@@ -13,11 +13,13 @@ server, however the server dies (lifeline.py). The event loop talks to the worke
 from __future__ import annotations
 
 import json
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from dicepoker.engine import Action, GameState, parse_action
+from dicepoker.master.forecast import Pace
 from dicepoker.server.workers import ProcessPool
 
 T = TypeVar("T")
@@ -59,12 +61,14 @@ def _decide(key: tuple[str, int, str], variant: str, options: str, fields: tuple
 
 def _forecast(
     variant: str, options: str, fields: tuple[Any, ...], levels: tuple[str | None, ...]
-) -> tuple[float, ...] | None:
+) -> tuple[tuple[float, ...] | None, float, float]:
     """In the worker: each seat's chance of winning in the state whose fields after `rules`
-    are `fields`."""
+    are `fields`, and the seconds it took: on a CPU, and in all (`Pace.note`)."""
     from dicepoker.winprob import forecast
 
-    return forecast(GameState(_rules_of(variant, options), *fields), levels)
+    ran, took = time.process_time(), time.perf_counter()
+    chances = forecast(GameState(_rules_of(variant, options), *fields), levels)
+    return chances, time.process_time() - ran, time.perf_counter() - took
 
 
 class BotPool:
@@ -83,6 +87,7 @@ class BotPool:
         # and behind a queue of bot decisions (the expert's take milliseconds each) that wait
         # showed in every player's latency under load; the bots, in turn, never wait for them.
         self._judging = ProcessPool(1, FORECAST_NICE)
+        self.pace = Pace()  # whether that worker gets the CPU it asks for (`shedding`)
 
     def _pool(self) -> ProcessPool:
         return self._bots
@@ -108,7 +113,11 @@ class BotPool:
         rules = state.rules
         options = json.dumps(rules.option_dict, sort_keys=True)
         fields = tuple(state)[1:]
-        return await self._judging.run(_forecast, rules.variant, options, fields, levels)
+        chances, ran, took = await self._judging.run(
+            _forecast, rules.variant, options, fields, levels
+        )
+        self.pace.note(ran, took)
+        return chances
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """A whole computation in a worker (the daily challenge's par: the expert plays a game):

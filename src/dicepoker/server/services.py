@@ -118,7 +118,11 @@ class Services:
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         forecast: Forecast | None = None
         if settings.win_probability:
-            forecast = shedding(pool.forecast if pool is not None else forecast_in_thread)
+            forecast = (
+                shedding(pool.forecast, pace=pool.pace)
+                if pool is not None
+                else shedding(forecast_in_thread)
+            )
         broadcaster = MovesCounted(make_bus(settings.redis_url), metrics.moves)
         master = GameMaster(
             store,
