@@ -10,6 +10,7 @@ import tracemalloc
 from statistics import mean, stdev
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,8 +158,9 @@ def test_a_school_expert_keeps_nothing_of_a_finished_turn() -> None:
 
 
 def test_a_school_expert_and_its_advice_never_load_numba() -> None:
-    """numba (the exact solver's compiler, about 60 MiB in a process) is loaded only where the
-    solver applies: a School bot worker or advice never pays for it."""
+    """numba (the exact solver's compiler, about 115 MiB in a process with LLVM) is loaded only
+    where the solver applies or a process asks for the School features' kernels (a server's bot
+    worker: `compile_features`): a School expert or its advice elsewhere never pays for it."""
     script = (
         "import sys\n"
         "from dicepoker.advisor import advise\n"
@@ -178,6 +180,33 @@ def test_a_school_expert_and_its_advice_never_load_numba() -> None:
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_the_school_expert_plays_the_same_moves_with_compiled_features(
+    players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot worker's School expert (its features from numba's kernels) makes every decision of
+    whole games exactly as the expert of a process without them (the advisor's, in the server)."""
+    from dicepoker.bots import school_features
+
+    def played(compiled: bool, seed: int) -> list[str]:
+        monkeypatch.setattr(school_features, "_COMPILED", [compiled])
+        rules = get_rules("school", {"columns": 2})
+        bots = [make_bot("expert") for _ in range(players)]
+        state, dice, actions = (
+            new_game(rules, [f"p{i}" for i in range(players)]),
+            SeededDice(seed),
+            [],
+        )
+        while not state.finished:
+            action = bots[state.seat].choose(state)
+            actions.append(str(action))
+            state = apply(state, action, dice)
+        return actions
+
+    for seed in range(2):
+        assert played(True, seed) == played(False, seed)
 
 
 def scores(level: str, variant: str, games: int, seed: int) -> list[int]:

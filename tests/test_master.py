@@ -344,7 +344,20 @@ def test_a_bot_choice_made_on_a_position_the_game_left_is_never_applied() -> Non
     run(scenario)
 
 
+def _compiled_features() -> bool:
+    """In a bot worker: whether the School expert's features come from the compiled kernels."""
+    import sys
+
+    from dicepoker.bots import school_features
+
+    return school_features._COMPILED[0] and "dicepoker.bots.school_kernels" in sys.modules
+
+
 def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
+    """A bot's decisions come from a worker process (the School expert's features from the
+    compiled kernels there: the server's own process never loads numba for them), and a worker
+    that dies is replaced at the next decision."""
+
     async def scenario() -> None:
         from dicepoker.engine import apply, legal_actions, new_game
         from dicepoker.rules import get_rules
@@ -358,6 +371,8 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
                 action = await pool.choose("g", state.seat, "expert", state)
                 assert action in legal_actions(state)
                 state = apply(state, action, dice)
+            assert await pool.run(_compiled_features)
+            assert not _compiled_features()
             # A worker that dies between decisions is replaced at the next one.
             (first,) = pool._pool().pids
             killed(pool._pool(), first)

@@ -27,6 +27,7 @@ from dicepoker.bots.school_value import (
     DuelFit,
     SchoolNet,
     SchoolValue,
+    after_features,
     after_positions,
     duel_features,
     duel_fit_for,
@@ -51,6 +52,7 @@ from dicepoker.engine import (
     Sheet,
     apply,
     claimed_stars,
+    legal_actions,
     new_game,
     totals,
 )
@@ -82,6 +84,40 @@ def test_after_positions_are_the_engines_sheets(columns: int) -> None:
                     raw = sheet_position(rules, sheet, claimed_stars(made), rivals)
                     expected = encode(lay, raw)[0]
                     np.testing.assert_allclose(features[where[m, o, doubled]], expected)
+
+
+@pytest.mark.parametrize(("columns", "players"), [(3, 2), (1, 3), (2, 1), (3, 4)])
+def test_the_compiled_features_are_those_of_the_readable_path(
+    columns: int, players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`after_features` in a process that compiles them (a bot worker: `compile_features`) writes
+    bit-for-bit the rows of `encode(after_positions(...))`, which the test above holds to the
+    engine's sheets, in every position of played games: solitaire and with rivals, stars taken
+    and broken, School rows closed with and without the reserve, up to the last move."""
+    from dicepoker.bots import school_features
+
+    rules = get_rules("school", {"columns": columns})
+    lay = layout(rules)
+    seen = 0
+    for game in range(3):
+        state = new_game(rules, [f"p{seat}" for seat in range(players)])
+        dice, rng = SeededDice(100 * columns + game), random.Random(game)
+        while not state.finished:
+            if state.rolls > 0:
+                table = MoveTable.build(state)
+                pos = state_position(state)
+                monkeypatch.setattr(school_features, "_COMPILED", [False])
+                readable, where = after_features(table, pos)
+                after, after_where = after_positions(table, pos)
+                assert readable.tobytes() == encode(lay, after).tobytes()
+                monkeypatch.setattr(school_features, "_COMPILED", [True])
+                compiled, compiled_where = after_features(table, pos)
+                assert compiled.tobytes() == readable.tobytes()
+                np.testing.assert_array_equal(compiled_where, where)
+                np.testing.assert_array_equal(after_where, where)
+                seen += 1
+            state = apply(state, rng.choice(legal_actions(state)), dice)
+    assert seen > 3 * players * rules.cells
 
 
 def test_school_value_drops_stars_someone_holds() -> None:
@@ -329,6 +365,25 @@ def test_loaded_networks_hold_no_weight_on_the_slow_path(monkeypatch: pytest.Mon
         assert _negligible_weights(raw) > 0, "none to flush: this test no longer tests anything"
         features = rng.random((64, len(model.linear)))
         assert np.allclose(model(features), raw(features), rtol=0, atol=1e-4)
+
+
+def test_a_networks_values_do_not_depend_on_how_its_rows_are_chunked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The network is evaluated `CHUNK` rows per product; the value of a row is the same whatever
+    the chunk of several rows (so the chunk is a matter of speed, and the expert's choices do not
+    move with it; a product of one or two rows runs BLAS's vector kernel, whose sums may differ in
+    the last bit)."""
+    import dicepoker.bots.school_net as school_net
+
+    model = model_for(get_rules("school"))
+    assert model is not None
+    features = np.random.default_rng(1).random((150, len(model.linear)))
+    values = {}
+    for chunk in (8, 16, 64, 150):
+        monkeypatch.setattr(school_net, "CHUNK", chunk)
+        values[chunk] = model(features)
+    assert all(v.tobytes() == values[64].tobytes() for v in values.values())
 
 
 def test_training_reads_weights_at_nothing_as_zero(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -271,23 +271,16 @@ def after_positions(table: MoveTable, pos: Position) -> tuple[Position, IntArray
 
     A combination move's sheet depends on its points where they can still count (for the row's
     star or the column's), a School closing's on the reserve it leaves; a stroke or a zero breaks
-    the row's star and the column's."""
+    the row's star and the column's. The value reads their features through `after_features`."""
     rules = table.state.rules
     lay = layout(rules)
     rows, cols = table.rows, table.columns
-    scored = np.array([move.verb == "score" for move in table.moves])
-    school = np.array(lay.school)[rows]
-    counts = (pos.alive[0, rows] > 0) | (
-        (pos.col_alive[0, cols] > 0) & np.array(lay.column_best)[rows]
-    )
-    by_reserve = scored & school
-    by_points = scored & ~school & counts
+    by_reserve, by_points, legal = _counted(table, pos)
     value = np.where(
         by_reserve[:, None, None],
         table.reserve[:, :, None],
         np.where(by_points[:, None, None], table.points, 0.0),
     )
-    legal = np.isfinite(table.gain)
     value = np.where(legal, np.clip(value, 0, KEY - 1), 0.0).astype(np.int64)
     # Each (move, value) as one key, move-major: the span is the largest value + 1 (at most KEY),
     # so that the mask below is as small as the turn's values allow.
@@ -331,6 +324,95 @@ def after_positions(table: MoveTable, pos: Position) -> tuple[Position, IntArray
     return after, where
 
 
+def _counted(table: MoveTable, pos: Position) -> tuple[BoolArray, BoolArray, BoolArray]:
+    """Per move: whether its sheet is told apart by the reserve it leaves (a School row closed),
+    whether by its points (a combination whose points count for the row's star or the
+    column's); and per (move, hand, doubled), whether the move is legal."""
+    lay = layout(table.state.rules)
+    rows, cols = table.rows, table.columns
+    scored = np.array([move.verb == "score" for move in table.moves])
+    school = np.array(lay.school)[rows]
+    counts = (pos.alive[0, rows] > 0) | (
+        (pos.col_alive[0, cols] > 0) & np.array(lay.column_best)[rows]
+    )
+    return scored & school, scored & ~school & counts, np.isfinite(table.gain)
+
+
+# Whether this process makes the features with the compiled kernels (`compile_features`).
+_COMPILED = [False]
+
+
+def compile_features() -> None:
+    """From now on this process makes the School value's features with numba's compiled kernels
+    (`school_kernels`: the same values, bit for bit, in about a fifth of the time), loaded at the
+    first use. numba costs a process about 115 MiB, so only a process that spends most of its time
+    on the expert's decisions (a server's bot worker) asks for them."""
+    _COMPILED[0] = True
+
+
+def after_features(table: MoveTable, pos: Position) -> tuple[FloatArray, IntArray]:
+    """The network's input for every distinct sheet the moves of `table` can leave, and `where`
+    (see `after_positions`): `encode(layout, after)` of `after, where = after_positions(...)`,
+    or, in a process that asked for them (`compile_features`), the same rows bit for bit from the
+    compiled kernels (tests/test_school_value.py compares them)."""
+    lay = layout(table.state.rules)
+    if not _COMPILED[0]:
+        after, where = after_positions(table, pos)
+        return encode(lay, after), where
+    from dicepoker.bots.school_kernels import distinct_sheets, encode_after
+
+    by_reserve, by_points, legal = _counted(table, pos)
+    m, value, where = distinct_sheets(
+        by_reserve, by_points, table.reserve, table.points, legal, KEY
+    )
+    rows, cols = table.rows[m], table.columns[m]
+    keeps_row, keeps_column = table.keeps_stars()
+    flags = np.stack(
+        [
+            by_reserve[m],
+            by_points[m],
+            _kept(keeps_row, where, legal, m),
+            _kept(keeps_column, where, legal, m),
+        ],
+        axis=1,
+    )
+    before = np.concatenate(
+        [
+            pos.empty[0],
+            pos.alive[0],
+            pos.best[0],
+            pos.col_alive[0],
+            pos.col_empty[0],
+            pos.col_hard[0],
+            pos.col_five[0],
+            pos.col_best[0],
+        ]
+    )
+    shape, faces = _kernel_layout(lay)
+    out = np.empty((len(m), lay.width), dtype=np.float64)
+    encode_after(
+        before,
+        pos.rival[0],
+        int(pos.turns[0]),
+        int(pos.reserve[0]),
+        np.stack([rows, cols], axis=1),
+        value,
+        flags,
+        shape,
+        faces,
+        out,
+    )
+    return out, where
+
+
+@cache
+def _kernel_layout(lay: Layout) -> tuple[IntArray, FloatArray]:
+    """The layout as `encode_after` reads it: its sizes and rows' kinds, and the School faces."""
+    head = [lay.n_rows, lay.columns, lay.five, lay.cells, RACE_SPAN, len(HARD_ROWS)]
+    shape = np.array([*head, *lay.hard, *lay.star, *lay.column_best], dtype=np.int64)
+    return shape, np.array(lay.faces, dtype=np.float64)
+
+
 def _kept(keeping: Keeping, where: IntArray, legal: BoolArray, m: IntArray) -> BoolArray:
     """Per distinct sheet (`m`: its move), whether the cell written keeps the star: a move whose
     cells all agree gives its value; for the others (a School closing, by the dice it closes
@@ -353,7 +435,9 @@ __all__ = [
     "RACE_SPAN",
     "Layout",
     "Position",
+    "after_features",
     "after_positions",
+    "compile_features",
     "encode",
     "layout",
     "position",

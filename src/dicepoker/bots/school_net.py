@@ -28,7 +28,7 @@ F32Array = NDArray[np.float32]
 # Rows per matrix product when the network is evaluated: small products run on the calling thread
 # (BLAS libraries spread only large ones over threads, which on a loaded machine costs far more
 # than it saves for a turn's few hundred sheets: docs/bots.md, "Latency").
-CHUNK = 16
+CHUNK = 64
 
 #: Weights smaller than this are read as 0. Training leaves a few thousand weights of each network
 #: (those weight decay drove to nothing) at 1e-45 to 1e-30: subnormal numbers, or numbers whose

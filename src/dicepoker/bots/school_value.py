@@ -29,7 +29,9 @@ from dicepoker.bots.school_features import (
     RACE_SPAN,
     Layout,
     Position,
+    after_features,
     after_positions,
+    compile_features,
     encode,
     layout,
     position,
@@ -126,8 +128,7 @@ class SchoolValue:
             points: FloatArray = np.zeros((len(table.moves), 1, 1))
         else:
             lay = layout(rules)
-            after, where = after_positions(table, state_position(state))
-            x = encode(lay, after)
+            x, where = after_features(table, state_position(state))
             values = self.model(x)
             if duel is not None:
                 values = values + duel.correction_of(lay, x)
@@ -137,7 +138,8 @@ class SchoolValue:
             if duel is not None and self.risk != 0:
                 return points - self.risk * duel.spread_of(x)[where], points
             return points, None
-        var: FloatArray = np.zeros((1, 1, 1)) if last else spread[after.turns][where] ** 2
+        # Every sheet after a move has one turn fewer left than this one.
+        var: FloatArray = np.zeros((1, 1, 1)) if last else spread[left - 1 : left] ** 2
         gain = np.where(np.isfinite(table.gain), table.gain, 0.0)
         mine = float(sheet_breakdown(rules, state.sheet).total) + gain + points
         win: FloatArray = np.ones(1)
@@ -174,7 +176,9 @@ __all__ = [
     "Position",
     "SchoolNet",
     "SchoolValue",
+    "after_features",
     "after_positions",
+    "compile_features",
     "duel_features",
     "duel_fit_for",
     "encode",

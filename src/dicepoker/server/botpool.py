@@ -50,7 +50,11 @@ def _decide(key: tuple[str, int, str], variant: str, options: str, fields: tuple
     """In the worker: the action of the bot of `key` (game, seat, level) in the state whose
     fields after `rules` are `fields`."""
     from dicepoker.bots import make_bot
+    from dicepoker.bots.school_features import compile_features
 
+    # This process thinks for the bots and little else: the School expert's features are worth
+    # numba's memory here (about 115 MiB, loaded at the first School decision).
+    compile_features()
     rules = _rules_of(variant, options)
     bot = _bots.pop(key, None) or make_bot(key[2])
     _bots[key] = bot
