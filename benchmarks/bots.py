@@ -12,7 +12,8 @@ games for the single-sheet variants, `--school-games` for `school` with 3 column
 alternating; a shared first place counts half), and the decision latency of each level, p50 and
 p95 in milliseconds, over every decision with dice on the table (the first throw of a turn is not
 a decision). Game g of a level uses the dice seeded with `--seed + g`, so levels meet the same
-dice. `--json FILE` also writes the figures as JSON.
+dice. `--json FILE` also writes the figures as JSON. `--compiled` makes the School expert's
+features with numba's kernels, as a server's bot worker does (the same moves, faster).
 
 `--round-robin N` plays N 2-player games between every two levels in every variant (seats
 alternating, game g on the dice of `--seed + g`; `--school-round-robin` for School, on the
@@ -41,6 +42,7 @@ import numpy as np
 
 from dicepoker.bots import LADDER, Bot, make_bot
 from dicepoker.bots import LEVELS as ALL_LEVELS
+from dicepoker.bots.school_features import compile_features
 from dicepoker.dice import SeededDice
 from dicepoker.engine import Action, GameState, ranking, totals
 from dicepoker.ratings import Pairing, Rating, fit_anchors, pool_of, shown
@@ -347,6 +349,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="games of expert against points (benchmarks/win_duel.py)",
     )
     parser.add_argument("--win-duel-players", type=int, nargs="+", default=[2, 3])
+    parser.add_argument(
+        "--compiled",
+        action="store_true",
+        help="the School features from numba's kernels, as a server's bot worker makes them",
+    )
     args = parser.parse_args(argv)
     if args.win_duel:
         return win_duels(args)
@@ -357,7 +364,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "round_robin": [],
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
     }
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+    start_worker = compile_features if args.compiled else None
+    with ProcessPoolExecutor(max_workers=args.workers, initializer=start_worker) as pool:
         print(
             f"{'variant':<11} {'level':<7} {'games':>6} {'mean':>9} {'+-se':>6} "
             f"{'p50 ms':>7} {'p95 ms':>7} {'seconds':>8}"

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from dicepoker.engine.actions import Move
 from dicepoker.engine.moves import cell_moves, dice_counts, joker_choice
-from dicepoker.engine.play import fill
-from dicepoker.engine.scoring import Breakdown, breakdown_after, sheet_breakdown
+from dicepoker.engine.play import written
+from dicepoker.engine.scoring import Breakdown, sheet_breakdown, total_after
 from dicepoker.engine.stars import StarKey, claimed_stars
 from dicepoker.engine.state import Bonus, GameState
 from dicepoker.rules.combos import Counts
@@ -61,16 +61,17 @@ def _previewed(
     claimed: dict[StarKey, int] | None = None,
 ) -> MovePreview:
     rules = state.rules
-    sheet, index, column = fill(state, move, legal, claimed)
-    cell = sheet.cell(rules, index, column)
-    assert cell is not None
-    after = breakdown_after(rules, before, state.sheet, sheet, cell, index)
+    w = written(state, move, legal, claimed)
+    cell = w.cell
+    total = total_after(
+        rules, before, state.sheet, cell, w.row, w.earned, w.yahtzee_bonus, w.reserve
+    )
     return MovePreview(
         move=move,
         points=cell.points,
         doubled=cell.doubled,
-        gain=after.total - before.total,
-        reserve=sheet.reserve,
-        stars=sheet.stars[len(state.sheet.stars) :],
+        gain=total - before.total,
+        reserve=w.reserve,
+        stars=w.earned,
         joker=cell.joker,
     )

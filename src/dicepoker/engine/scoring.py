@@ -10,7 +10,7 @@ from dicepoker.engine.semantics import (
     upper_rows,
     zero_penalty,
 )
-from dicepoker.engine.state import Cell, GameState, Mark, Sheet
+from dicepoker.engine.state import Bonus, Cell, GameState, Mark, Sheet
 from dicepoker.rules.model import Rules
 
 
@@ -70,25 +70,27 @@ def sheet_breakdown(rules: Rules, sheet: Sheet) -> Breakdown:
     )
 
 
-def breakdown_after(
-    rules: Rules, before: Breakdown, sheet: Sheet, after: Sheet, cell: Cell, index: int
-) -> Breakdown:
-    """`sheet_breakdown(rules, after)` from `before` (that of `sheet`), when `after` is `sheet`
-    with one more cell, `cell`, in row `index` (a preview's many candidate sheets)."""
+def total_after(
+    rules: Rules,
+    before: Breakdown,
+    sheet: Sheet,
+    cell: Cell,
+    index: int,
+    earned: tuple[Bonus, ...],
+    yahtzee_bonus: int,
+    reserve: int,
+) -> int:
+    """`sheet_breakdown(rules, after).total` from `before` (that of `sheet`), where `after` is
+    `sheet` with one more cell, `cell`, in row `index`, the stars `earned`, and that Yahtzee bonus
+    and reserve (a preview's many candidate moves: no sheet is made for them). The same sum as
+    `Breakdown.total`: cells, bonuses and reserve less the zeros' penalty."""
     zeros = before.zeros + (cell.mark is Mark.ZERO)
     upper = before.upper_bonus
     if rules.upper_bonus and index in upper_rows(rules):
         upper += upper_bonus_gain(rules, upper_total(rules, sheet), cell.points)
-    return Breakdown(
-        cells=before.cells + cell.points,
-        stars=before.stars + sum(star.value for star in after.stars[len(sheet.stars) :]),
-        upper_bonus=upper,
-        yahtzee_bonus=after.yahtzee_bonus,
-        reserve=after.reserve,
-        zeros=zeros,
-        zero_penalty=zero_penalty(rules) * zeros,
-        strikes=before.strikes + (cell.mark is Mark.STRIKE),
-    )
+    stars = before.stars + sum(star.value for star in earned)
+    bonuses = stars + upper + yahtzee_bonus
+    return before.cells + cell.points + bonuses + reserve - zero_penalty(rules) * zeros
 
 
 def breakdown(state: GameState, seat: int) -> Breakdown:
