@@ -27,7 +27,8 @@ F32Array = NDArray[np.float32]
 
 # Rows per matrix product when the network is evaluated: small products run on the calling thread
 # (BLAS libraries spread only large ones over threads, which on a loaded machine costs far more
-# than it saves for a turn's few hundred sheets: docs/bots.md, "Latency").
+# than it saves for a turn's few hundred sheets: docs/bots.md, "Latency"). 64 rows stay on it here
+# and cost less overhead than 16 (a turn's 103 sheets 68 against 110 microseconds); 128 did not.
 CHUNK = 64
 
 #: Weights smaller than this are read as 0. Training leaves a few thousand weights of each network
