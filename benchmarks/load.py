@@ -21,9 +21,10 @@ processes, the other process's), how many events came with their position's chan
 and how many had them after (a `chances` message), errors (refusals, lost connections, failed
 requests), and each server process's peak memory (VmHWM, with its workers) and CPU time (its
 own, and its bot and forecast workers'). `--metrics` adds each server's own histograms over the
-measured period. `--affinity` connects every socket of a game to one process (the one a hash of
-the game's path picks, as deploy/nginx.conf's upstream for game sockets does) instead of crossing
-them, so that its events reach their players without crossing Redis.
+measured period (the garbage collector's pauses by generation among them). `--affinity` connects
+every socket of a game to one process (the one a hash of the game's path picks, as
+deploy/nginx.conf's upstream for game sockets does) instead of crossing them, so that its events
+reach their players without crossing Redis.
 `--json` prints the same as one JSON object.
 
 The driver runs on uvloop and its sockets send no pings (a browser sends none), so that its own

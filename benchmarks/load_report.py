@@ -42,7 +42,8 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
     )
     for n, figures in enumerate(report.get("server_side_ms", [])):
         said = ", ".join(
-            f"{name} {int(f['count'])} p50<={f['p50_le']} p99<={f['p99_le']} ms"
+            f"{name} {int(f['count'])} p50<={f['p50_le']} p99<={f['p99_le']} ms "
+            f"(in all {f.get('sum_ms')} ms)"
             for name, f in figures.items()
         )
         print(f"process {n + 1}: {said}")

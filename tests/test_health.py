@@ -5,6 +5,7 @@ JSON logs of `--log-json`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -224,6 +225,40 @@ def test_the_metrics_count_what_the_server_did(metered: LiveServer) -> None:
     assert value(after, "process_start_time_seconds") > 0  # the process's own figures too
     # The event loop's lag is timed all along (a tick every LAG_TICK while the bots played).
     assert grew("dicepoker_event_loop_lag_seconds_count", after) >= 1
+    # So are the collector's pauses: a game's allocations make young collections.
+    assert grew("dicepoker_gc_pause_seconds_count", after, generation="0") >= 1
+    assert grew("dicepoker_gc_pause_seconds_sum", after, generation="0") > 0
+
+
+def test_the_collectors_pauses_are_timed_while_the_loop_is_watched() -> None:
+    """Each collection is timed by generation from the collector's own callbacks, from
+    `watch_loop` to `close`, and closing lets go of the callback (several apps in one process)."""
+    import gc
+
+    from dicepoker.server.metrics import Metrics
+
+    metrics = Metrics()
+
+    def full_collections() -> float:
+        samples = {
+            (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(metrics.exposition().decode())
+            for sample in family.samples
+        }
+        return value(samples, "dicepoker_gc_pause_seconds_count", generation="2")
+
+    async def watched() -> None:
+        metrics.watch_loop()
+        gc.collect()
+        gc.collect()
+        await metrics.close()
+
+    gc.collect()  # before watching: not counted
+    asyncio.run(watched())
+    assert full_collections() == 2
+    assert metrics._collected not in gc.callbacks
+    gc.collect()  # after closing: not counted
+    assert full_collections() == 2
 
 
 # --- request ids and JSON logs ----------------------------------------------------------------

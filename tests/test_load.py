@@ -82,6 +82,9 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
             # (read just outside the driver's measured period, so not compared with its moves)
             assert server["intent_broadcast"]["count"] > 0 and server["db_commit"]["count"] > 0
             assert server["event_loop_lag"]["count"] > 0
+            # The collector's pauses, one series a generation (a short run may make none).
+            assert {f"gc_pause[generation={g}]" for g in range(3)} <= set(server)
+            assert all(figures["sum_ms"] >= 0 for figures in server.values())
             p50, p99 = server["event_loop_lag"]["p50_le"], server["event_loop_lag"]["p99_le"]
             assert p50 is not None and p99 is not None and 0 < p50 <= p99
     else:

@@ -8,8 +8,9 @@ happens, without the game master knowing of any of this: the socket route counts
 and connections and times intents, the store times its commits (`Store(on_commit=...)`), the
 broadcaster below counts the events committed, the thinker below times the bots, a task of its
 own times the event loop's lag, and the games by status are counted from the master's games when
-scraped. Counting costs a lock and an add, so it is always on; only serving the figures is a
-setting (`Settings.metrics`).
+scraped, and the cyclic garbage collector's pauses are timed from its own callbacks
+(`gc.callbacks`) while the loop is watched. Counting costs a lock and an add, so it is always on;
+only serving the figures is a setting (`Settings.metrics`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import gc
+import time
 from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import (
@@ -45,6 +48,9 @@ STATUSES = ("open", "running", "finished", "abandoned")
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 #: Seconds between two looks at the event loop's lag (`Metrics.watch_loop`).
 LAG_TICK = 0.05
+# Seconds: a young generation's collection takes well under a millisecond, a full one of a
+# loaded server's objects a good part of a second.
+GC_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 
 class Metrics:
@@ -98,12 +104,33 @@ class Metrics:
             buckets=BUCKETS,
             registry=self.registry,
         )
+        self.gc_seconds = Histogram(
+            "dicepoker_gc_pause_seconds",
+            "The cyclic garbage collector's pauses, by generation (0 the youngest, 2 a full "
+            "collection): each stops the whole process, every game and socket of it.",
+            ["generation"],
+            buckets=GC_BUCKETS,
+            registry=self.registry,
+        )
+        self._gc_by_generation = [self.gc_seconds.labels(str(g)) for g in range(3)]
+        self._gc_started = 0.0
         self._lag_watch: asyncio.Task[None] | None = None
 
     def watch_loop(self) -> None:
-        """Start timing the running event loop's lag (`loop_lag`), until `close`."""
+        """Start timing the running event loop's lag (`loop_lag`) and the collector's pauses
+        (`gc_seconds`), until `close`."""
         if self._lag_watch is None:
             self._lag_watch = asyncio.create_task(self._watch_lag())
+            gc.callbacks.append(self._collected)
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        """The collector's callback (`gc.callbacks`): times each collection, start to stop."""
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif 0 <= info["generation"] < len(self._gc_by_generation):
+            self._gc_by_generation[info["generation"]].observe(
+                time.perf_counter() - self._gc_started
+            )
 
     async def _watch_lag(self) -> None:
         loop = asyncio.get_running_loop()
@@ -113,6 +140,8 @@ class Metrics:
             self.loop_lag.observe(max(0.0, loop.time() - asked - LAG_TICK))
 
     async def close(self) -> None:
+        if self._collected in gc.callbacks:
+            gc.callbacks.remove(self._collected)
         if self._lag_watch is not None:
             self._lag_watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
