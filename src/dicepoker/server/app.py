@@ -22,6 +22,7 @@ from starlette.responses import Response
 
 from dicepoker.master.live import utcnow
 from dicepoker.server.caching import StaticCache
+from dicepoker.server.collector import Pacer
 from dicepoker.server.errors import describe_errors, http_error, install_error_handlers
 from dicepoker.server.origin import CookieOrigin
 from dicepoker.server.request_ids import RequestIds
@@ -51,10 +52,10 @@ MACHINE_PATHS = ("/api/", "/static/", "/i18n/", "/livez", "/readyz", "/metrics")
 # is allocations less deallocations, and a move frees the old state and views (old objects) as it
 # makes new ones, so the young generation holds far more objects than its count says: with 20,000
 # it held 120,000-150,000 objects at 2,000 games, and each collection of it paused the loop for
-# 0.1-0.4 s. 5,000 keeps those pauses a quarter as long; the middle generation is collected after
-# 80 of them (about as often as before). benchmarks/load.py, 2,000 games on 2 processes, two
-# alternating pairs of runs: p99 170-439 -> 136-159 ms, p50 20 -> 16-17 ms, the same CPU.
-GC_YOUNG = 5_000
+# 0.1-0.4 s; with 5,000, about 115 ms at 4,000 games. So the generations are collected on the
+# clock (`collector.Pacer`: the young one every 50 ms, pauses of about a millisecond), and these
+# counts are only a net for a burst of allocations that the ticks would not keep up with.
+GC_YOUNG = 100_000
 GC_MIDDLE = 80
 GC_OLD = 20
 
@@ -69,10 +70,9 @@ def tune_garbage_collector() -> None:
 
     A full collection walks every tracked object, and with a thousand games and their sockets
     that is a pause of most of a second for everyone. What exists at start-up (modules, tables,
-    loaded games) is moved out of its reach (`gc.freeze`). Young objects are collected less often
-    than by default, so that the many short-lived objects of a move die by reference counting
-    before they are promoted, but not so rarely that one collection of them pauses every game
-    (`GC_YOUNG`; benchmarks/load.py).
+    loaded games) is moved out of its reach (`gc.freeze`). From then on the generations are
+    collected on the clock (`collector.Pacer`, started beside this), the young one often enough
+    that each of its collections is short; the collector's own counts (`GC_YOUNG`) are a net.
     """
     gc.collect()
     gc.freeze()
@@ -90,7 +90,10 @@ def create_app(
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await services.start()
         tune_garbage_collector()
+        pacer = Pacer()
+        pacer.start()
         yield
+        await pacer.close()
         await services.close()
 
     app = FastAPI(title="dicepoker", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
