@@ -7,7 +7,7 @@ each server collected it about five times in 40 s, each a pause of about 115 ms 
 the process, and those pauses made most of the p99 (docs/deploy.md, "The collector's pauses").
 Collected every `YOUNG_SECONDS` instead, it holds only what the last tick made: pauses of about a
 millisecond, for about the same time in all. The older generations are collected on the clock
-too, rarely, since each of their pauses walks every object that has lived a while
+too, as rarely as before, since each of their pauses walks every object that has lived a while
 (`MIDDLE_SECONDS`, `FULL_SECONDS`). The collector's own counting stays on, at a threshold the
 ticks keep it from reaching (`app.GC_YOUNG`), as a net for a burst of allocations.
 """
@@ -22,11 +22,14 @@ from collections.abc import Callable
 
 #: Seconds between two collections of the youngest generation.
 YOUNG_SECONDS = 0.05
-#: Seconds between two collections of the middle generation (each walks what survived a young
-#: collection since the last one and still lives: about every game's current objects).
-MIDDLE_SECONDS = 60.0
-#: Seconds between two full collections (each walks every object made since the start).
-FULL_SECONDS = 600.0
+#: Seconds between two collections of the middle generation. Each walks what survived a young
+#: collection since the last one and still lives, about every game's current objects: 0.42-0.45 s
+#: at 4,000 games (docs/deploy.md). So they are as rare as the collector's counts made them
+#: before (80 young collections of about 8 s apart at 4,000 games: about every 11 minutes).
+MIDDLE_SECONDS = 600.0
+#: Seconds between two full collections, which walk every object made since the start: as rare
+#: as before too (20 middle ones, and then only when a quarter more objects had lived that long).
+FULL_SECONDS = 4 * 3600.0
 
 
 class Pacer:
