@@ -23,9 +23,10 @@ from collections.abc import Callable
 #: Seconds between two collections of the youngest generation.
 YOUNG_SECONDS = 0.05
 #: Seconds between two collections of the middle generation. Each walks what survived a young
-#: collection since the last one and still lives, about every game's current objects: 0.42-0.45 s
-#: at 4,000 games (docs/deploy.md). So they are as rare as the collector's counts made them
-#: before (80 young collections of about 8 s apart at 4,000 games: about every 11 minutes).
+#: collection since the last one and still lives: at 4,000 games a pause of 0.42-0.45 s a minute
+#: apart and 1.1 s ten minutes apart (docs/deploy.md), so the fewer the better. They are as rare
+#: as the collector's counts made them before (80 young collections about 8 s apart at 4,000
+#: games: about every 11 minutes).
 MIDDLE_SECONDS = 600.0
 #: Seconds between two full collections, which walk every object made since the start: as rare
 #: as before too (20 middle ones, and then only when a quarter more objects had lived that long).
