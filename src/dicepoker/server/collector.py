@@ -8,8 +8,13 @@ the process, and those pauses made most of the p99 (docs/deploy.md, "The collect
 Collected every `YOUNG_SECONDS` instead, it holds only what the last tick made: pauses of about a
 millisecond, for about the same time in all. The older generations are collected on the clock
 too, as rarely as before, since each of their pauses walks every object that has lived a while
-(`MIDDLE_SECONDS`, `FULL_SECONDS`). The collector's own counting stays on, at a threshold the
-ticks keep it from reaching (`app.GC_YOUNG`), as a net for a burst of allocations.
+(`MIDDLE_SECONDS`, `FULL_SECONDS`), except that a middle tick collects everything once the
+oldest generation has grown by a quarter since the last full collection (`OLD_GROWTH`, CPython's
+own rule): what lived past a middle collection and then became cyclic garbage is only found by a
+full one, and a closed socket leaves such garbage (websockets' protocol, its reader and buffers),
+so that without the rule a server with sockets coming and going would grow for hours. The
+collector's own counting stays on, at a threshold the ticks keep it from reaching
+(`app.GC_YOUNG`), as a net for a burst of allocations.
 """
 
 from __future__ import annotations
@@ -31,6 +36,15 @@ MIDDLE_SECONDS = 600.0
 #: Seconds between two full collections, which walk every object made since the start: as rare
 #: as before too (20 middle ones, and then only when a quarter more objects had lived that long).
 FULL_SECONDS = 4 * 3600.0
+#: A middle tick collects everything instead once the oldest generation holds this share more
+#: objects than the last full collection left there (CPython's rule for its own full collections).
+OLD_GROWTH = 0.25
+
+
+def old_generation_size() -> int:
+    """How many objects the oldest generation holds (a list of them, made and dropped: about
+    10 ms at a million objects, once a middle period)."""
+    return len(gc.get_objects(2))
 
 
 class Pacer:
@@ -42,9 +56,14 @@ class Pacer:
         middle: float = MIDDLE_SECONDS,
         full: float = FULL_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        old_size: Callable[[], int] = old_generation_size,
     ) -> None:
         self.young, self.middle, self.full = young, middle, full
         self.clock = clock
+        self.old_size = old_size
+        # What the last full collection left in the oldest generation (at the start, what is
+        # there: nothing, in a server that froze what it had).
+        self.old_after_full = 0
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -59,17 +78,26 @@ class Pacer:
             return 1
         return 0
 
+    def grown(self, old: int) -> bool:
+        """Whether an oldest generation of `old` objects has grown enough since the last full
+        collection that a middle tick should collect everything."""
+        return old - self.old_after_full > self.old_after_full * OLD_GROWTH
+
     async def _run(self) -> None:
         last_middle = last_full = self.clock()
+        self.old_after_full = self.old_size()
         while True:
             await asyncio.sleep(self.young)
             now = self.clock()
             generation = self.due(now, last_middle, last_full)
+            if generation == 1 and self.grown(self.old_size()):
+                generation = 2
             gc.collect(generation)
             if generation >= 1:
                 last_middle = now
             if generation == 2:
                 last_full = now
+                self.old_after_full = self.old_size()
 
     async def close(self) -> None:
         if self._task is not None:
@@ -79,4 +107,11 @@ class Pacer:
             self._task = None
 
 
-__all__ = ["FULL_SECONDS", "MIDDLE_SECONDS", "YOUNG_SECONDS", "Pacer"]
+__all__ = [
+    "FULL_SECONDS",
+    "MIDDLE_SECONDS",
+    "OLD_GROWTH",
+    "YOUNG_SECONDS",
+    "Pacer",
+    "old_generation_size",
+]
