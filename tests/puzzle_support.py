@@ -121,14 +121,23 @@ def play_scratch_game(url: str, ws_url: str) -> str:
     return str(game["id"])
 
 
-def wait_for_puzzle(url: str, preset: str = "yahtzee", timeout: float = 60.0) -> dict[str, Any]:
-    """A puzzle of the preset once the server has one (a condition polled, no fixed wait)."""
+def wait_for_puzzle(
+    url: str, preset: str = "yahtzee", timeout: float = 60.0, after: str = ""
+) -> dict[str, Any]:
+    """A puzzle of the preset once the server has one (a condition polled, no fixed wait);
+    with `after`, one other than the puzzle `after`."""
     deadline = time.monotonic() + timeout
     while True:
-        answer = httpx.get(f"{url}/api/puzzles/next", params={"preset": preset}, timeout=10)
-        if answer.status_code == 200:
+        answer = httpx.get(
+            f"{url}/api/puzzles/next", params={"preset": preset, "after": after}, timeout=10
+        )
+        if answer.status_code == 200 and answer.json()["id"] != after:
             found: dict[str, Any] = answer.json()
             return found
+        if answer.status_code == 200:
+            assert time.monotonic() < deadline, "no other puzzle was made"
+            time.sleep(0.05)  # polling a condition: the harvest runs in the background
+            continue
         assert answer.json()["error"]["code"] == "no_puzzle", answer.text
         assert time.monotonic() < deadline, "no puzzle was made"
         time.sleep(0.05)  # polling a condition: the harvest runs in the background

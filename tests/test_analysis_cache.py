@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -132,3 +135,53 @@ def json_record() -> dict[str, Any]:
     """A short yahtzee game: the golden example's first four turns."""
     record: dict[str, Any] = json.loads((GOLDEN / "yahtzee-2p.json").read_text())
     return {**record, "turns": record["turns"][:4]}
+
+
+WORKER_SCRIPT = """
+import asyncio, json, os, sys
+
+from dicepoker.master import Refusal
+from dicepoker.server.analysis import AnalysisCache
+from dicepoker.server.botpool import BotPool
+
+
+async def main(record):
+    pool = BotPool(1)
+    try:
+        cache = AnalysisCache(runner=pool.analyse)
+        found = await cache.analysis("game:x", record)
+        assert "numba" not in sys.modules, "numba was loaded in the server's process"
+        workers = pool._analysing.pids
+        assert len(workers) == 1 and workers[0] != os.getpid()
+        try:
+            await cache.analysis(None, {"variant": "nope", "players": ["a"], "turns": []})
+        except Refusal as refusal:
+            assert refusal.code == "bad_record", refusal
+        else:
+            raise AssertionError("a bad record was analysed")
+        print(json.dumps(found))
+    finally:
+        pool.close()
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as file:
+        asyncio.run(main(json.load(file)))
+"""
+
+
+def test_a_server_with_workers_analyses_in_its_analysis_worker(tmp_path: Path) -> None:
+    """With worker processes (a real server's), an analysis runs in the analysis worker: the
+    server's process never loads numba (the win probability's kernels, about 115 MiB) nor lends
+    the analysis its interpreter lock. The answer is the one a thread gives, and a refusal comes
+    back as itself."""
+    record = json.loads((GOLDEN / "school-3c-2p.json").read_text())
+    script = tmp_path / "server.py"
+    script.write_text(WORKER_SCRIPT)
+    source = tmp_path / "record.json"
+    source.write_text(json.dumps(record))
+    result = subprocess.run(
+        [sys.executable, str(script), str(source)], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads(json.dumps(analysis_module.analyse(record)))

@@ -73,7 +73,8 @@ def puzzle_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     asyncio.run(prepare())
     live = LiveServer(path).start()
     try:
-        wait_for_puzzle(live.url)
+        # Both games harvested (one at a time, in the analysis worker) before a page asks.
+        wait_for_puzzle(live.url, after=wait_for_puzzle(live.url)["id"])
         yield live
     finally:
         live.stop()

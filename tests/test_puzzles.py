@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,8 +26,11 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from daily_support import Seat, call, database_fixture, ok, services_of
 from dicepoker.advisor import advise
+from dicepoker.master.tasks import Recent
 from dicepoker.record import replay
 from dicepoker.rules import get_rules
+from dicepoker.server import analysis as analysis_module
+from dicepoker.server import puzzles as puzzles_module
 from dicepoker.server.app import create_app
 from dicepoker.server.models import PuzzleHarvestRow, PuzzleRow
 from dicepoker.server.puzzles import (
@@ -398,3 +402,53 @@ def test_migration_0005_adds_and_removes_the_puzzle_tables(tmp_path: Path) -> No
 
     asyncio.run(migrated())
     assert json.dumps(sorted(_tables(url)))
+
+
+def test_games_that_end_while_harvests_wait_are_not_harvested(
+    tmp_path: Path, record: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most HARVESTS_WAITING harvests wait in a process (each holds its game, and its analysis
+    is seconds of CPU): a game that ends meanwhile is left unharvested and not held, so that a
+    server at its capacity keeps neither a growing queue of analyses nor their games; the
+    waiting ones are harvested once the analyses go on."""
+    monkeypatch.setattr(puzzles_module, "HARVESTS_WAITING", 2)
+    release = threading.Event()
+    real = analysis_module.analyse
+
+    def held(record: dict[str, Any], levels: Any = None) -> dict[str, Any]:
+        assert release.wait(60), "the test never let the analysis go on"
+        return real(record, levels)
+
+    monkeypatch.setattr(analysis_module, "analyse", held)
+    games = ["first", "second", "third", "fourth"]
+    with app_client(str(tmp_path / "waiting.db")) as client:
+        services = services_of(client)
+        for game_id in games:
+            put_game(client, game_id, record)
+
+        async def end_all() -> None:
+            for game_id in games:
+                live = await services.master.load(game_id)
+                assert live is not None and live.game.state.finished
+                services.puzzles.look(live)
+                services.puzzles.look(live)  # seen again: nothing more
+
+        call(client, end_all)
+        puzzles = services.puzzles
+        assert [puzzles.holds(game_id) for game_id in games] == [True, True, False, False]
+        assert puzzles.skipped == 2
+        release.set()
+        for game_id in games:
+            call(client, puzzles.wait, game_id)
+        assert [rows(client, game_id) for game_id in games] == [(1, 1), (1, 1), (0, 0), (0, 0)]
+
+
+def test_the_games_a_watcher_has_seen_end_are_the_latest_only() -> None:
+    seen = Recent(3)
+    for game_id in ("a", "b", "c", "a", "d"):
+        seen.add(game_id)
+    assert [game_id in seen for game_id in "abcd"] == [True, False, True, True]
+    assert len(seen) == 3
+    seen.discard("a")
+    seen.discard("zzz")
+    assert "a" not in seen and len(seen) == 2

@@ -122,3 +122,28 @@ def test_a_worker_that_cannot_start_fails_the_call_not_the_pool(
             pool.close()
 
     asyncio.run(scenario())
+
+
+def _stamped(label: str) -> tuple[str, int]:
+    return label, time.monotonic_ns()
+
+
+def test_a_call_asked_first_goes_ahead_of_the_waiting_ones() -> None:
+    """`first`: a call a person waits for goes ahead of the background calls already waiting
+    (behind the one a worker runs)."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(1)
+        try:
+            await pool.run(os.getpid)  # the worker is up
+            running_call = asyncio.ensure_future(pool.run(_slow_pid, 0.3))
+            background = [asyncio.ensure_future(pool.run(_stamped, f"b{i}")) for i in range(3)]
+            urgent = asyncio.ensure_future(pool.run(_stamped, "urgent", first=True))
+            await running_call
+            stamps = dict(await asyncio.gather(urgent, *background))
+            assert min(stamps, key=lambda label: stamps[label]) == "urgent"
+            assert stamps["b0"] < stamps["b1"] < stamps["b2"]  # the others in their order
+        finally:
+            pool.close()
+
+    asyncio.run(scenario())

@@ -24,6 +24,14 @@ class Refusal(Exception):
     def __repr__(self) -> str:
         return f"Refusal({self.code!r}, {self.message!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Refused in a worker process (an analysis of a bad record): it travels back whole.
+        return (_refusal, (self.code, self.message, self.extra))
+
+
+def _refusal(code: str, message: str, extra: dict[str, Any]) -> Refusal:
+    return Refusal(code, message, **extra)
+
 
 def waiting() -> Refusal:
     """A game's seats are not all taken yet: nobody moves before it starts."""

@@ -1,10 +1,15 @@
-"""One background task per game (a game's bot loop, its turn clock), forgotten when it ends."""
+"""One background task per game (a game's bot loop, its turn clock), forgotten when it ends;
+and the games a watcher has seen end, the latest only."""
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Coroutine
 from typing import Any
+
+#: Game ids a `Recent` keeps.
+RECENT_KEPT = 4096
 
 
 class GameTasks:
@@ -44,3 +49,29 @@ class GameTasks:
     def _forget(self, game_id: str, done: asyncio.Task[None]) -> None:
         if self._tasks.get(game_id) is done:
             del self._tasks[game_id]
+
+
+class Recent:
+    """The game ids a watcher has dealt with, the latest `size` only: a watcher that sees a
+    finished game again (a seat's change, a rematch) does nothing twice, and a server that runs
+    for months does not keep the id of every game it saw end. An id forgotten this way is of a
+    game long over, and what the watcher wrote for it makes its second time a no-op anyway."""
+
+    def __init__(self, size: int = RECENT_KEPT) -> None:
+        self.size = size
+        self._ids: OrderedDict[str, None] = OrderedDict()
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self._ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def add(self, game_id: str) -> None:
+        self._ids[game_id] = None
+        self._ids.move_to_end(game_id)
+        while len(self._ids) > self.size:
+            self._ids.popitem(last=False)
+
+    def discard(self, game_id: str) -> None:
+        self._ids.pop(game_id, None)

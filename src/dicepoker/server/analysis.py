@@ -1,6 +1,10 @@
 """The CPU-heavy answers of the API: the advisor, game analyses, and positions of a record.
 
-They run in a worker thread. A finished game's or a stored record's analysis never changes: it
+The advisor runs in a worker thread. An analysis (seconds of CPU for a School game, and the win
+probability's compiled kernels, about 115 MiB with numba and LLVM) runs where the cache's
+`runner` puts it: a server's analysis worker process (`BotPool.analyse`), so that neither the
+memory nor the interpreter lock is taken from the event loop; a thread where there is no pool.
+A finished game's or a stored record's analysis never changes: it
 is computed once and kept a while (`AnalysisCache`). A game still being played is analysed once
 per position: its analysis is kept until the game moves on, and asking again for the same
 position (a reload, a second spectator, the same request twice at once) computes nothing.
@@ -11,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from dicepoker.engine import Action, GameState, Roll
@@ -23,6 +27,13 @@ from dicepoker.view import game_view
 ANALYSES_KEPT = 256  # analyses kept in memory (games and records; a game's latest position only)
 
 Analysed = dict[str, Any]
+#: Runs a function of this module's kind (`analyse`, a puzzle's judgement) with its arguments
+#: away from the event loop, and answers its result.
+Runner = Callable[..., Awaitable[Any]]
+
+
+async def in_thread(function: Callable[..., Any], *args: Any) -> Any:
+    return await asyncio.to_thread(function, *args)
 
 
 class AnalysisCache:
@@ -30,8 +41,9 @@ class AnalysisCache:
     never kept). A key holds one analysis, of one position (`at`: None for a record that no
     longer changes, else a game's seq): a new position of the game replaces the old one."""
 
-    def __init__(self, size: int = ANALYSES_KEPT) -> None:
+    def __init__(self, size: int = ANALYSES_KEPT, runner: Runner = in_thread) -> None:
         self.size = size
+        self.runner = runner
         self._kept: OrderedDict[str, tuple[int | None, Analysed]] = OrderedDict()
         self._running: dict[tuple[str, int | None], asyncio.Future[Analysed]] = {}
 
@@ -46,14 +58,15 @@ class AnalysisCache:
         """The analysis of `record` (`levels`: each seat's level where known, a bot's; one key
         is always asked with the same) at position `at` of `key`."""
         if key is None:
-            return await asyncio.to_thread(analyse, record, levels)
+            found: Analysed = await self.runner(analyse, record, levels)
+            return found
         kept = self._kept.get(key)
         if kept is not None and kept[0] == at:
             self._kept.move_to_end(key)
             return kept[1]
         running = self._running.get((key, at))
         if running is None:
-            running = asyncio.ensure_future(asyncio.to_thread(analyse, record, levels))
+            running = asyncio.ensure_future(self.runner(analyse, record, levels))
             self._running[(key, at)] = running
             running.add_done_callback(lambda done: self._finished(key, at, done))
         # One computation for every request of this position; a request that goes away (the

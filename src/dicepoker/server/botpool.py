@@ -32,6 +32,9 @@ KEEP_BOTS = 4096
 # this 2-core machine): intent-to-broadcast p50 70 -> 25 ms, p99 about 550 -> 250 ms, with as
 # many positions judged (a third, on or after their event).
 FORECAST_NICE = 10
+# And its analysis worker: an analysis (a finished game's, for its puzzles and its players'
+# accuracy, or one a person asked for) is seconds of CPU that nobody waits for move by move.
+ANALYSIS_NICE = 10
 
 _bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 _rules: dict[str, Any] = {}
@@ -91,6 +94,10 @@ class BotPool:
         # and behind a queue of bot decisions (the expert's take milliseconds each) that wait
         # showed in every player's latency under load; the bots, in turn, never wait for them.
         self._judging = ProcessPool(1, FORECAST_NICE)
+        # The analyses have one too, started with the first: they take seconds, and the bots
+        # and the forecasts should not wait behind them, nor the server's loop share its
+        # interpreter lock with them (and hold numba's 115 MiB for them).
+        self._analysing = ProcessPool(1, ANALYSIS_NICE)
         self.pace = Pace()  # whether that worker gets the CPU it asks for (`shedding`)
 
     def _pool(self) -> ProcessPool:
@@ -128,6 +135,17 @@ class BotPool:
         `function` and its arguments travel by pickling (a module's function, plain values)."""
         return await self._bots.run(function, *args)
 
+    async def analyse(self, function: Callable[..., T], *args: Any) -> T:
+        """An analysis (`dicepoker.server.analysis.analyse` and its arguments) in the analysis
+        worker."""
+        return await self._analysing.run(function, *args)
+
+    async def answer(self, function: Callable[..., T], *args: Any) -> T:
+        """A quick answer a person waits for (a puzzle's judgement) in the analysis worker,
+        ahead of the analyses waiting there (behind the one it runs, if any)."""
+        return await self._analysing.run(function, *args, first=True)
+
     def close(self) -> None:
         self._bots.close()
         self._judging.close()
+        self._analysing.close()

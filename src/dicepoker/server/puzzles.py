@@ -49,12 +49,13 @@ from dicepoker.engine import (
     reason_key,
 )
 from dicepoker.master import GameMaster, LiveGame, Refusal
+from dicepoker.master.tasks import Recent
 from dicepoker.protocol import LastMoveView
 from dicepoker.protocol.puzzles import Puzzle, PuzzleAnswer, PuzzleOption, Verdict
 from dicepoker.ratings import pool_of
 from dicepoker.record import RecordError, replay, rules_of
 from dicepoker.rules import Rules
-from dicepoker.server.analysis import AnalysisCache
+from dicepoker.server.analysis import AnalysisCache, Runner, in_thread
 from dicepoker.server.models import GameRow, PuzzleHarvestRow, PuzzleRow, utcnow
 from dicepoker.server.store import Store
 from dicepoker.view import game_view, last_move_view
@@ -73,6 +74,11 @@ MAX_PER_GAME = 8
 #: The sweep at start-up: finished games of the last few days without a harvest, newest first.
 SWEEP_DAYS = 3
 SWEEP_LIMIT = 20
+#: Harvests that may wait at once in a process. Each holds its finished game in memory and will
+#: take seconds of the analysis worker's CPU; a game that ends while this many wait is not
+#: harvested (the puzzles are a sample of people's games), so that a server at its capacity
+#: (4,000 games end about five a second) neither queues analyses for ever nor keeps their games.
+HARVESTS_WAITING = 16
 #: A guess's answer gives each option's chance of winning if they can all be judged in this long.
 CHANCES_SECONDS = 3.0
 #: Below this, a loss is rounding between equally good options (the advisor's `NOISE`).
@@ -272,12 +278,22 @@ class Puzzles:
     """Harvests the puzzles of games as they end (see the module's docstring) and answers the
     routes of `/api/puzzles`."""
 
-    def __init__(self, store: Store, master: GameMaster, analyses: AnalysisCache) -> None:
+    def __init__(
+        self,
+        store: Store,
+        master: GameMaster,
+        analyses: AnalysisCache,
+        answering: Runner = in_thread,
+    ) -> None:
         self.book = PuzzleStore(store)
         self.master = master
         self.analyses = analyses
+        # Where a guess is judged: the chances of winning load numba, so a server's analysis
+        # worker, ahead of the analyses waiting there (`BotPool.answer`).
+        self.answering = answering
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._done: set[str] = set()
+        self._done = Recent()
+        self.skipped = 0  # games that ended while HARVESTS_WAITING harvests waited
         # One game's harvest at a time per process: its analysis is seconds of CPU, and the
         # advisor's answers to people come first.
         self._one = asyncio.Semaphore(1)
@@ -287,6 +303,10 @@ class Puzzles:
         if not live.game.state.finished or live.id in self._done or self.master.closing:
             return
         self._done.add(live.id)
+        if len(self._tasks) >= HARVESTS_WAITING:
+            self.skipped += 1
+            log.debug("puzzles: game %s not harvested, %d harvests wait", live.id, len(self._tasks))
+            return
         task = asyncio.create_task(self._harvest(live), name=f"puzzles-{live.id}")
         self._tasks[live.id] = task
         task.add_done_callback(lambda _done: self._tasks.pop(live.id, None))
@@ -381,7 +401,8 @@ class Puzzles:
 
     async def answer(self, puzzle_id: str, action: str) -> PuzzleAnswer:
         row = await self.row(puzzle_id)
-        return await asyncio.to_thread(judge, row.id, row.position, action, row.played)
+        answer: PuzzleAnswer = await self.answering(judge, row.id, row.position, action, row.played)
+        return answer
 
 
 # --- a puzzle's view and the judgement of a guess ---------------------------------------------

@@ -20,7 +20,7 @@ from sqlalchemy import exc, select
 from dicepoker.engine import breakdown, ranking
 from dicepoker.master import GameMaster, LiveGame
 from dicepoker.master.seats import accounts_of
-from dicepoker.master.tasks import GameTasks
+from dicepoker.master.tasks import GameTasks, Recent
 from dicepoker.ratings import pool_of
 from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.models import GamePlayerRow, GameResultRow, GameRow
@@ -68,7 +68,7 @@ class Results:
         self.ratings = ratings
         self.analyses = analyses
         self._tasks = GameTasks()
-        self._done: set[str] = set()
+        self._done = Recent()
         master.watch(self)
 
     def look(self, live: LiveGame) -> None:

@@ -30,7 +30,7 @@ from dicepoker.master import (
 from dicepoker.master.forecast import Forecast, shedding
 from dicepoker.master.live import utcnow
 from dicepoker.server.accounts import Accounts
-from dicepoker.server.analysis import AnalysisCache
+from dicepoker.server.analysis import AnalysisCache, Runner, in_thread
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
@@ -135,7 +135,9 @@ class Services:
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
         thinker = TimedThinker(thinker, metrics.bot_seconds)
         runner = pool_par(pool) if pool is not None else par_in_thread
-        analyses = AnalysisCache()
+        # The analyses and a puzzle guess's judgement in the pool's analysis worker.
+        analyses = AnalysisCache(runner=pool.analyse) if pool is not None else AnalysisCache()
+        answering: Runner = pool.answer if pool is not None else in_thread
         ratings = RatingBook(store)
         shared = SharedRedis(settings.redis_url) if settings.redis_url else None
 
@@ -147,7 +149,7 @@ class Services:
             analyses=analyses,
             ratings=ratings,
             results=Results(store, master, ratings, analyses),
-            puzzles=Puzzles(store, master, analyses),
+            puzzles=Puzzles(store, master, analyses, answering),
             metrics=metrics,
             store=store,
             master=master,

@@ -68,9 +68,10 @@ class ProcessPool:
         """The worker processes' ids."""
         return [worker.pid for worker in self._workers if worker.pid]
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
+    async def run(self, function: Callable[..., T], *args: Any, first: bool = False) -> T:
         """`function(*args)` in a worker (both travel by pickling: a module's function, plain
-        values); raises what it raised, or `WorkerDied`."""
+        values); raises what it raised, or `WorkerDied`. `first`: ahead of the calls waiting
+        (a person waits for it, the others are background work)."""
         if self._closed:
             raise RuntimeError("the worker pool is closed")
         loop = asyncio.get_running_loop()
@@ -79,7 +80,10 @@ class ProcessPool:
                 self._end(worker)
             self._loop = loop
         future: asyncio.Future[T] = loop.create_future()
-        self._waiting.append((function, args, future))
+        if first:
+            self._waiting.appendleft((function, args, future))
+        else:
+            self._waiting.append((function, args, future))
         self._dispatch()
         return await future
 
