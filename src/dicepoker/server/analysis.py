@@ -4,10 +4,11 @@ The advisor runs in a worker thread. An analysis (seconds of CPU for a School ga
 probability's compiled kernels, about 115 MiB with numba and LLVM) runs where the cache's
 `runner` puts it: a server's analysis worker process (`BotPool.analyse`), so that neither the
 memory nor the interpreter lock is taken from the event loop; a thread where there is no pool.
-A finished game's or a stored record's analysis never changes: it
-is computed once and kept a while (`AnalysisCache`). A game still being played is analysed once
-per position: its analysis is kept until the game moves on, and asking again for the same
-position (a reload, a second spectator, the same request twice at once) computes nothing.
+
+A finished game's or a stored record's analysis never changes: it is computed once and kept a
+while (`AnalysisCache`). A game still being played is analysed once per position: its analysis
+is kept until the game moves on, and asking again for the same position (a reload, a second
+spectator, the same request twice at once) computes nothing.
 """
 
 from __future__ import annotations
