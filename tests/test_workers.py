@@ -11,6 +11,7 @@ import signal
 import time
 
 import pytest
+import uvloop
 
 from dicepoker.server.workers import ProcessPool, WorkerDied
 from processes import Proc, descendants, running
@@ -147,3 +148,28 @@ def test_a_call_asked_first_goes_ahead_of_the_waiting_ones() -> None:
             pool.close()
 
     asyncio.run(scenario())
+
+
+def _bulk(size: int) -> bytes:
+    return bytes(range(256)) * (size // 256)
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_an_answer_bigger_than_the_pipe_comes_whole(loop: str) -> None:
+    """An answer of megabytes (an analysis is hundreds of kilobytes) comes in several reads of
+    the pipe; uvloop makes the fds it watches non-blocking, where reading it all at once failed
+    as a dead worker. It comes whole, and the next call's answer after it."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(1)
+        try:
+            for size in (4 << 20, 256, 3 << 20):
+                assert await pool.run(_bulk, size) == _bulk(size)
+            assert await pool.run(abs, -5) == 5
+        finally:
+            pool.close()
+
+    if loop == "uvloop":
+        uvloop.run(scenario())
+    else:
+        asyncio.run(scenario())

@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import struct
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,10 +44,37 @@ class _Worker:
     process: BaseProcess
     pipe: Connection
     call: asyncio.Future[Any] | None = field(default=None)
+    # What has come of the answer so far: an answer bigger than the pipe's buffer (an
+    # analysis) comes in several reads, and the loop reads only what is there.
+    received: bytearray = field(default_factory=bytearray)
 
     @property
     def pid(self) -> int | None:
         return self.process.pid
+
+
+#: The most bytes one read of a worker's pipe takes.
+READ_SIZE = 1 << 20
+
+
+def _message(received: bytearray) -> bytes | None:
+    """The message `received` holds once it is whole, taken out of it (the framing of
+    `multiprocessing.connection.Connection.send_bytes`: a 4-byte big-endian length, or -1 and
+    an 8-byte one, then the bytes); None while it is not."""
+    if len(received) < 4:
+        return None
+    (size,) = struct.unpack("!i", received[:4])
+    start = 4
+    if size == -1:
+        if len(received) < 12:
+            return None
+        (size,) = struct.unpack("!Q", received[4:12])
+        start = 12
+    if len(received) < start + size:
+        return None
+    data = bytes(received[start : start + size])
+    del received[: start + size]
+    return data
 
 
 class ProcessPool:
@@ -152,16 +180,26 @@ class ProcessPool:
         return worker
 
     def _answered(self, worker: _Worker) -> None:
-        """The worker's pipe is readable: its answer, or its end."""
+        """The worker's pipe is readable: a part of its answer, or its end. Only what is there
+        is read (the pipe may be non-blocking: uvloop makes the fds it watches so), and the
+        answer is taken once it has come whole."""
         try:
-            data = worker.pipe.recv_bytes()
-        except (EOFError, OSError):
+            chunk = os.read(worker.pipe.fileno(), READ_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return  # nothing there after all
+        except OSError:
+            chunk = b""
+        if not chunk:
             call = worker.call
             self._end(worker)
             if call is not None and not call.done():
                 call.set_exception(WorkerDied("a worker process ended before answering"))
             self._dispatch()
             return
+        worker.received += chunk
+        data = _message(worker.received)
+        if data is None:
+            return  # more is coming
         call, worker.call = worker.call, None
         self._idle.append(worker)
         if call is not None and not call.done():
