@@ -40,7 +40,11 @@ def serve_command(
     bot_workers: Annotated[
         int,
         typer.Option(
-            min=0, help="Processes in which bots think (0: a thread of the server process)."
+            min=0,
+            help=(
+                "Processes in which bots think (0: a thread of the server process, and the"
+                " forecasts and analyses in threads too, with no worker process at all)."
+            ),
         ),
     ] = 1,
     ws_rate: Annotated[
