@@ -205,34 +205,44 @@ def test_a_game_forgotten_by_a_process_goes_on_there_when_its_driver_is_killed()
     (docs/deploy.md, "A process forgets the games it has no part in"). When the driving process
     is killed, the game goes on in the one that forgot it, with nobody asking for the game: it
     notices that the killed process no longer says it is alive, and loads the games that move
-    alone."""
+    alone.
+
+    The process that created the game drives it first; if it stalls for longer than a lease
+    (a loaded machine), the other one takes the lease over and drives it, and then the creator
+    is the one that forgets it. Either way one process drives and the other forgets."""
     database = fresh_postgres_database()
     metered = ("--metrics", "--metrics-token", TOKEN)
-    driving, other = (
+    servers = tuple(
         LiveServer(database, bot_delay=0.3, redis=redis_url(), lease_ms=1000, options=metered)
         for _ in "ab"
     )
+    creator, other = servers
     try:
-        driving.start()
+        creator.start()
         other.start()
         bots = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]
-        game = _create(driving, bots, columns=3)["id"]
+        game = _create(creator, bots, columns=3)["id"]
 
-        def running() -> float:
-            return value(scrape(other), "dicepoker_games", status="running")
+        def running(server: LiveServer) -> float:
+            return value(scrape(server), "dicepoker_games", status="running")
 
         watcher = Player(other.ws_url, game, None)  # the other process reads the game
-        watcher.until(lambda m: m.get("type") == "event")  # (its bots move in the driving one)
-        assert running() == 1  # asked while watched: once closed, a sweep may forget it at once
+        watcher.until(lambda m: m.get("type") == "event")  # (its bots move in the creator)
+        assert running(other) == 1  # asked while watched: once closed, a sweep may forget it
         watcher.close()
-        wait_until(lambda: running() == 0, "the game forgotten where nobody watches it")
-        at_kill = driving.get(f"/api/games/{game}")["seq"]
-        driving.stop(kill=True)
-        wait_until(lambda: running() == 1, "the game loaded again once its driver is gone")
-        moved = other.wait_for(f"/api/games/{game}", lambda body: body["seq"] > at_kill + 2)
+        wait_until(
+            lambda: sorted(running(server) for server in servers) == [0, 1],
+            "the game forgotten where nobody watches it and it is not driven",
+        )
+        driver, forgetter = servers if running(creator) == 1 else servers[::-1]
+        # Once forgotten there, only a request, a lease given back or a stop brings it back.
+        at_kill = driver.get(f"/api/games/{game}")["seq"]
+        driver.stop(kill=True)
+        wait_until(lambda: running(forgetter) == 1, "the game loaded again once its driver is gone")
+        moved = forgetter.wait_for(f"/api/games/{game}", lambda body: body["seq"] > at_kill + 2)
         assert moved["status"] in ("running", "finished")
     finally:
-        for server in (driving, other):
+        for server in servers:
             server.stop()
 
 
