@@ -21,6 +21,7 @@ import pytest
 from alembic import command
 from alembic.config import Config
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -437,10 +438,24 @@ def test_games_that_end_while_harvests_wait_are_not_harvested(
         puzzles = services.puzzles
         assert [puzzles.holds(game_id) for game_id in games] == [True, True, False, False]
         assert puzzles.skipped == 2
+        assert harvest_figures(services) == {"waiting": 2.0, "skipped_total": 2.0}
         release.set()
         for game_id in games:
             call(client, puzzles.wait, game_id)
+        assert harvest_figures(services) == {"waiting": 0.0, "skipped_total": 2.0}
         assert [rows(client, game_id) for game_id in games] == [(1, 1), (1, 1), (0, 0), (0, 0)]
+
+
+def harvest_figures(services: Any) -> dict[str, float]:
+    """The process's `/metrics` figures of the harvests, read with Prometheus's own parser."""
+    text = services.metrics.exposition().decode()
+    prefix = "dicepoker_puzzle_harvests_"
+    return {
+        sample.name.removeprefix(prefix): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name.startswith(prefix) and not sample.name.endswith("_created")
+    }
 
 
 def test_the_games_a_watcher_has_seen_end_are_the_latest_only() -> None:

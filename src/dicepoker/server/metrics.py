@@ -31,7 +31,7 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from dicepoker.engine import Action, GameState
@@ -152,6 +152,13 @@ class Metrics:
         """Expose `dicepoker_games{status}`, counted from `games()` at each scrape."""
         self.registry.register(_GamesByStatus(games))
 
+    def count_harvests(self, waiting: Callable[[], int], skipped: Callable[[], int]) -> None:
+        """Expose the puzzles' harvests waiting in this process and the games not harvested
+        because too many waited (`dicepoker.server.puzzles.HARVESTS_WAITING`), read at each
+        scrape: a count that keeps growing says the analysis worker cannot keep up with the
+        games that end."""
+        self.registry.register(_Harvests(waiting, skipped))
+
     def exposition(self) -> bytes:
         """Every figure, in Prometheus's text format."""
         return generate_latest(self.registry)
@@ -174,6 +181,26 @@ class _GamesByStatus(Collector):
         for status in sorted({*STATUSES, *counts}):
             family.add_metric([status], counts[status])
         yield family
+
+
+class _Harvests(Collector):
+    """The puzzles' harvests, read from the process's `Puzzles` when scraped."""
+
+    def __init__(self, waiting: Callable[[], int], skipped: Callable[[], int]) -> None:
+        self.waiting = waiting
+        self.skipped = skipped
+
+    def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily(
+            "dicepoker_puzzle_harvests_waiting",
+            "Finished games whose puzzles' harvest (an analysis) waits or runs in this process.",
+            value=self.waiting(),
+        )
+        yield CounterMetricFamily(
+            "dicepoker_puzzle_harvests_skipped",
+            "Games that ended while the most harvests a process keeps waited: not harvested.",
+            value=self.skipped(),
+        )
 
 
 class MovesCounted(Broadcaster):

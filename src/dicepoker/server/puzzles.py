@@ -314,6 +314,11 @@ class Puzzles:
     def holds(self, game_id: str) -> bool:
         return game_id in self._tasks
 
+    @property
+    def waiting(self) -> int:
+        """The harvests that wait or run in this process."""
+        return len(self._tasks)
+
     async def close(self) -> None:
         tasks = list(self._tasks.values())
         self._tasks.clear()

@@ -144,12 +144,14 @@ class Services:
         def limiter(name: str, rate: float, burst: int) -> RateLimiter:
             return RateLimiter(name, rate, burst, shared)
 
+        puzzles = Puzzles(store, master, analyses, answering)
+        metrics.count_harvests(lambda: puzzles.waiting, lambda: puzzles.skipped)
         return cls(
             settings=settings,
             analyses=analyses,
             ratings=ratings,
             results=Results(store, master, ratings, analyses),
-            puzzles=Puzzles(store, master, analyses, answering),
+            puzzles=puzzles,
             metrics=metrics,
             store=store,
             master=master,
