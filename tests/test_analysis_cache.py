@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dicepoker.record import replay
 from dicepoker.server import analysis as analysis_module
 from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.app import create_app
@@ -185,3 +186,52 @@ def test_a_server_with_workers_analyses_in_its_analysis_worker(tmp_path: Path) -
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == json.loads(json.dumps(analysis_module.analyse(record)))
+
+
+ADVICE_SCRIPT = """
+import asyncio, json, os, sys
+
+from dicepoker.record import replay
+from dicepoker.server.botpool import BotPool
+
+
+async def main(record):
+    seen = []
+    replay(record, lambda state, action: seen.append(state))
+    pool = BotPool(1)
+    try:
+        answers = [await pool.advise(state) for state in (seen[-1], seen[-2])]
+        assert "numba" not in sys.modules, "numba was loaded in the server's process"
+        workers = pool._judging.pids
+        assert len(workers) == 1 and workers[0] != os.getpid()
+        print(json.dumps(answers))
+    finally:
+        pool.close()
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as file:
+        asyncio.run(main(json.load(file)))
+"""
+
+
+def test_a_server_with_workers_advises_in_its_forecast_worker(tmp_path: Path) -> None:
+    """With worker processes, a hint (`GET /api/games/{id}/advice`) is computed in the forecast
+    worker, which holds the solver's tables already: the server's process never loads numba for
+    a yahtzee hint. The answers are the ones a thread gives, in the two last positions of a
+    record (a re-roll to choose, then a cell to score)."""
+    record = json_record()
+    states: list[Any] = []
+    replay(record, lambda state, action: states.append(state))
+    script = tmp_path / "server.py"
+    script.write_text(ADVICE_SCRIPT)
+    source = tmp_path / "record.json"
+    source.write_text(json.dumps(record))
+    result = subprocess.run(
+        [sys.executable, str(script), str(source)], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    expected = [analysis_module.advise(state) for state in (states[-1], states[-2])]
+    assert json.loads(result.stdout) == json.loads(json.dumps(expected))
+    kinds = {option["action"][0] for answer in expected for option in answer["options"]}
+    assert {"r", "k", "s"} <= kinds  # rolls, keeps and cells: not one trivial answer

@@ -1,9 +1,13 @@
 """The CPU-heavy answers of the API: the advisor, game analyses, and positions of a record.
 
-The advisor runs in a worker thread. An analysis (seconds of CPU for a School game, and the win
-probability's compiled kernels, about 115 MiB with numba and LLVM) runs where the cache's
-`runner` puts it: a server's analysis worker process (`BotPool.analyse`), so that neither the
-memory nor the interpreter lock is taken from the event loop; a thread where there is no pool.
+The advisor runs where the services' `advising` puts it: a server's forecast worker process
+(`BotPool.advise`: its answers take milliseconds, but the exact solver's tables load numba and
+LLVM, about 115 MiB, that the server's process should not hold for a hint), ahead of the
+forecasts waiting there; a thread where there is no pool. An analysis (seconds of CPU for a
+School game, and the win probability's compiled kernels, the same 115 MiB) runs where the
+cache's `runner` puts it: a server's analysis worker process (`BotPool.analyse`), so that
+neither the memory nor the interpreter lock is taken from the event loop; a thread where there
+is no pool.
 
 A finished game's or a stored record's analysis never changes: it is computed once and kept a
 while (`AnalysisCache`). A game still being played is analysed once per position: its analysis
@@ -31,6 +35,8 @@ Analysed = dict[str, Any]
 #: Runs a function of this module's kind (`analyse`, a puzzle's judgement) with its arguments
 #: away from the event loop, and answers its result.
 Runner = Callable[..., Awaitable[Any]]
+#: The advisor's answer for a state, computed away from the event loop (`advise`).
+Advising = Callable[[GameState], Awaitable[dict[str, Any]]]
 
 
 async def in_thread(function: Callable[..., Any], *args: Any) -> Any:
@@ -91,6 +97,11 @@ def advise(state: GameState) -> dict[str, Any]:
     from dicepoker.advisor import advise as advisor
 
     return advisor(state).as_json()
+
+
+async def advise_in_thread(state: GameState) -> dict[str, Any]:
+    """`advise` in a thread (a server without worker processes, and the tests' apps)."""
+    return await asyncio.to_thread(advise, state)
 
 
 def analyse(record: dict[str, Any], levels: Sequence[str | None] | None = None) -> dict[str, Any]:

@@ -78,6 +78,14 @@ def _forecast(
     return chances, time.process_time() - ran, time.perf_counter() - took
 
 
+def _advise(variant: str, options: str, fields: tuple[Any, ...]) -> dict[str, Any]:
+    """In the worker: the advisor's answer (`dicepoker.server.analysis.advise`) for the state
+    whose fields after `rules` are `fields`."""
+    from dicepoker.server.analysis import advise
+
+    return advise(GameState(_rules_of(variant, options), *fields))
+
+
 class BotPool:
     """Bot decisions in `workers` processes (spawned, so nothing of the server is inherited),
     and the win probability's forecasts in one more, started with the first forecast.
@@ -134,6 +142,16 @@ class BotPool:
         """A whole computation in a worker (the daily challenge's par: the expert plays a game):
         `function` and its arguments travel by pickling (a module's function, plain values)."""
         return await self._bots.run(function, *args)
+
+    async def advise(self, state: GameState) -> dict[str, Any]:
+        """The advisor's values for the player to move in `state` (a person asked for a hint), in
+        the forecast worker, ahead of the forecasts waiting there: it holds the solver's tables
+        already, and its calls take milliseconds, where the analysis worker's take seconds."""
+        rules = state.rules
+        options = json.dumps(rules.option_dict, sort_keys=True)
+        return await self._judging.run(
+            _advise, rules.variant, options, tuple(state)[1:], first=True
+        )
 
     async def analyse(self, function: Callable[..., T], *args: Any) -> T:
         """An analysis (`dicepoker.server.analysis.analyse` and its arguments) in the analysis

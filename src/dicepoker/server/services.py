@@ -30,7 +30,13 @@ from dicepoker.master import (
 from dicepoker.master.forecast import Forecast, shedding
 from dicepoker.master.live import utcnow
 from dicepoker.server.accounts import Accounts
-from dicepoker.server.analysis import AnalysisCache, Runner, in_thread
+from dicepoker.server.analysis import (
+    Advising,
+    AnalysisCache,
+    Runner,
+    advise_in_thread,
+    in_thread,
+)
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
@@ -108,6 +114,8 @@ class Services:
     sockets: SocketCap = field(default_factory=lambda: SocketCap(0, None))
     shared: SharedRedis | None = None
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
+    # Where a hint is computed (`BotPool.advise` with worker processes).
+    advising: Advising = advise_in_thread
 
     @classmethod
     def build(cls, settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
@@ -149,6 +157,7 @@ class Services:
         return cls(
             settings=settings,
             analyses=analyses,
+            advising=pool.advise if pool is not None else advise_in_thread,
             ratings=ratings,
             results=Results(store, master, ratings, analyses),
             puzzles=puzzles,

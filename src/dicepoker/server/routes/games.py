@@ -37,7 +37,7 @@ from dicepoker.protocol import (
 )
 from dicepoker.ratings import Rating, shown
 from dicepoker.server.accounts import DELETED_NAME, Account, optional_account
-from dicepoker.server.analysis import advise, position, with_links
+from dicepoker.server.analysis import position, with_links
 from dicepoker.server.ratings import unrated_why
 from dicepoker.server.services import ANALYSING, CREATING, Services, live_game, services
 
@@ -192,12 +192,12 @@ async def game_position(live: Live, turn: int = 0, roll: int = 0) -> Position:
     response_model=GameAdvice,
     responses=error_responses(404, 409, 429),
 )
-async def game_advice(live: Live) -> dict[str, Any]:
+async def game_advice(live: Live, app: App) -> dict[str, Any]:
     """The advisor's values for the player to move now (the table's hint toggle)."""
     state = live.game.state
     if state.finished:
         raise Refusal("game_over", "the game is over")
-    advice = await asyncio.to_thread(advise, state)
+    advice = await app.advising(state)
     return {"seq": live.seq, **advice}
 
 
