@@ -4,6 +4,7 @@ game, hashable states and the action notation."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -324,3 +325,38 @@ def test_what_is_derived_from_rules_is_built_once_and_kept_with_them() -> None:
     assert school.memoized("test_derived", build) == ("school", school.cells)
     assert built == ["yahtzee", "school"]  # once per rules, whatever the calls
     assert tables(yahtzee) is tables(yahtzee)  # the engine's own lookups are kept the same way
+
+
+def observer(states: list[GameState]) -> Callable[[GameState, Action], None]:
+    """A replay's observer that keeps each state an action is applied to."""
+    return lambda state, _action: states.append(state)
+
+
+def test_a_state_travels_to_a_worker_and_back_whole() -> None:
+    """The server's workers get a state's fields by pickling (`server.botpool`): every cell of
+    every position of the golden games comes back equal, of its own types, and equal cells as
+    one object (`Cell.__reduce__`)."""
+    import json
+    import pickle
+    from pathlib import Path
+
+    from dicepoker.engine import Cell, Mark
+    from dicepoker.record import replay
+
+    kinds: set[tuple[Mark, bool, bool, bool]] = set()
+    for path in sorted((Path(__file__).parent / "golden" / "spec_examples").glob("*p.json")):
+        states: list[GameState] = []
+        game = replay(json.loads(path.read_text()), observer(states))
+        for state in [*states, game.state]:
+            fields = tuple(state)[1:]
+            back = pickle.loads(pickle.dumps(fields, pickle.HIGHEST_PROTOCOL))
+            assert back == fields, path.name
+            assert GameState(state.rules, *back) == state
+            cells = [cell for sheet in back[1] for cell in sheet.cells if cell is not None]
+            assert all(type(cell) is Cell and type(cell.mark) is Mark for cell in cells)
+            for cell in cells:
+                assert pickle.loads(pickle.dumps(cell)) is pickle.loads(pickle.dumps(cell))
+                kinds.add((cell.mark, cell.doubled, cell.note is not None, cell.joker))
+    # Every mark, doubled cells and reserve notes came through.
+    assert {kind[0] for kind in kinds} == set(Mark)
+    assert any(kind[1] for kind in kinds) and any(kind[2] for kind in kinds)
