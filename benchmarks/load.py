@@ -58,7 +58,7 @@ from websockets.typing import Subprotocol
 
 from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
 from dicepoker.server.store import create_database
-from load_metrics import histograms, scrape
+from load_metrics import harvests, histograms, scrape
 from load_report import print_report
 from load_servers import Server, free_port, log_problems, start_server
 
@@ -66,6 +66,7 @@ COLUMNS = 3
 METRICS = False  # --metrics
 SUBPROTOCOL_USED = [SUBPROTOCOLS[0]]  # --subprotocol
 AFFINITY = [False]  # --affinity
+STAGGER = [0.0]  # --stagger
 
 
 @dataclass
@@ -254,6 +255,8 @@ async def keep_game(
     """Keep one game running in this slot until the run stops (a finished one is replaced)."""
     first = True
     n = slot
+    if STAGGER[0] > 0:  # the slots' first games start spread over this long (`--stagger`)
+        await asyncio.sleep(rng.uniform(0, STAGGER[0]))
     while not stop.is_set():
         try:
             async with creating:
@@ -357,6 +360,7 @@ async def drive(
         if METRICS:
             after = [await scrape(client, server.url) for server in servers]
             server_side = [histograms(a, b) for a, b in zip(scrapes, after, strict=True)]
+            harvested = [await harvests(client, server.url) for server in servers]
         stop.set()
         await asyncio.gather(*tasks, watch, return_exceptions=True)
     latencies = sorted(stats.latencies)
@@ -404,7 +408,7 @@ async def drive(
             "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),
             "max": round(max(stats.driver_lag) * 1000, 1),
         },
-    } | ({"server_side_ms": server_side} if METRICS else {})
+    } | ({"server_side_ms": server_side, "puzzle_harvests": harvested} if METRICS else {})
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -454,6 +458,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report["chances"] = args.chances
     report["subprotocol"] = args.subprotocol
     report["affinity"] = args.affinity
+    report["stagger_seconds"] = args.stagger
     return report
 
 
@@ -491,6 +496,15 @@ def main(argv: list[str] | None = None) -> None:
         help="what the people's sockets speak (dicepoker.v1: every event with the whole view)",
     )
     parser.add_argument(
+        "--stagger",
+        type=float,
+        default=0.0,
+        help="start the slots' first games spread over this many seconds (about a game's "
+        "length, some 13 minutes at the default think times: the measured period then sees "
+        "games at every stage, some ending and new ones starting, as a site in its steady "
+        "state); measuring starts once every slot has its first game",
+    )
+    parser.add_argument(
         "--affinity",
         action="store_true",
         help="every socket of a game on one process (deploy/nginx.conf's hash of the path)",
@@ -504,6 +518,7 @@ def main(argv: list[str] | None = None) -> None:
     BOTS[:] = args.bots.split(",")
     SUBPROTOCOL_USED[0] = args.subprotocol
     AFFINITY[0] = args.affinity
+    STAGGER[0] = args.stagger
     global METRICS
     METRICS = args.metrics
     report = run(args)

@@ -66,3 +66,17 @@ def histograms(
             "sum_ms": round((counts.get(SUM, 0.0) - earlier.get(SUM, 0.0)) * 1000, 1),
         }
     return figures
+
+
+async def harvests(client: httpx.AsyncClient, url: str) -> dict[str, float]:
+    """A server's puzzles' harvests now: how many wait, and how many games were not harvested
+    since it started (`dicepoker_puzzle_harvests_*`)."""
+    response = await client.get(url + "/metrics")
+    response.raise_for_status()
+    prefix = "dicepoker_puzzle_harvests_"
+    return {
+        sample.name.removeprefix(prefix): sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+        if sample.name.startswith(prefix)
+    }

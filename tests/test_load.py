@@ -54,10 +54,12 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         # With each server's own histograms of the measured period (where the time goes).
         extra += ["--postgres", postgres_url(), "--redis", redis_url(), "--metrics"]
     if affinity:  # a game's sockets on one process, as deploy/nginx.conf routes them
-        extra.append("--affinity")
+        # (and the slots' first games started over a second, as a steady state's would be)
+        extra += ["--affinity", "--stagger", "1"]
     report = _run(*extra)
     assert report["processes"] == processes
     assert report["affinity"] is affinity
+    assert report["stagger_seconds"] == (1.0 if affinity else 0.0)
     assert report["store"] == ("sqlite" if processes == 1 else "postgresql")
     assert report["errors"] == 0, report["error_samples"]
     assert report["games_created"] >= 12
@@ -87,6 +89,9 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
             assert all(figures["sum_ms"] >= 0 for figures in server.values())
             p50, p99 = server["event_loop_lag"]["p50_le"], server["event_loop_lag"]["p99_le"]
             assert p50 is not None and p99 is not None and 0 < p50 <= p99
+        for harvests in report["puzzle_harvests"]:  # each server's, read at the period's end
+            assert set(harvests) == {"waiting", "skipped_total"}
+            assert 0 <= harvests["waiting"] <= 16 and harvests["skipped_total"] >= 0
     else:
         assert "server_side_ms" not in report
 
