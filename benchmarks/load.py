@@ -262,7 +262,7 @@ async def keep_game(
             async with creating:
                 game_id, seats = await create_game(client, servers, n, rng)
             stats.games_created += 1
-            if not stats.measuring:
+            if stats.since == float("inf"):  # made before the measured period (not after it)
                 stats.games_running.add(game_id)
             people = [
                 Person(game_id, token, url, i == 0, stats, random.Random(rng.random()))
