@@ -163,12 +163,30 @@ async def main(record):
         print(json.dumps(found))
     finally:
         pool.close()
+"""
 
+
+#: Each script's start: its `main` on the record in the file named by its argument.
+SCRIPT_MAIN = """
 
 if __name__ == "__main__":
     with open(sys.argv[1]) as file:
         asyncio.run(main(json.load(file)))
 """
+
+
+def run_server_script(tmp_path: Path, script: str, record: dict[str, Any]) -> Any:
+    """What a server-like script (its own process, with a real `BotPool`) printed as JSON for
+    `record`; it must succeed."""
+    path = tmp_path / "server.py"
+    path.write_text(script + SCRIPT_MAIN)
+    source = tmp_path / "record.json"
+    source.write_text(json.dumps(record))
+    result = subprocess.run(
+        [sys.executable, str(path), str(source)], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
 
 
 def test_a_server_with_workers_analyses_in_its_analysis_worker(tmp_path: Path) -> None:
@@ -177,15 +195,8 @@ def test_a_server_with_workers_analyses_in_its_analysis_worker(tmp_path: Path) -
     the analysis its interpreter lock. The answer is the one a thread gives, and a refusal comes
     back as itself."""
     record = json.loads((GOLDEN / "school-3c-2p.json").read_text())
-    script = tmp_path / "server.py"
-    script.write_text(WORKER_SCRIPT)
-    source = tmp_path / "record.json"
-    source.write_text(json.dumps(record))
-    result = subprocess.run(
-        [sys.executable, str(script), str(source)], capture_output=True, text=True, timeout=600
-    )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == json.loads(json.dumps(analysis_module.analyse(record)))
+    found = run_server_script(tmp_path, WORKER_SCRIPT, record)
+    assert found == json.loads(json.dumps(analysis_module.analyse(record)))
 
 
 ADVICE_SCRIPT = """
@@ -207,11 +218,6 @@ async def main(record):
         print(json.dumps(answers))
     finally:
         pool.close()
-
-
-if __name__ == "__main__":
-    with open(sys.argv[1]) as file:
-        asyncio.run(main(json.load(file)))
 """
 
 
@@ -223,15 +229,8 @@ def test_a_server_with_workers_advises_in_its_forecast_worker(tmp_path: Path) ->
     record = json_record()
     states: list[Any] = []
     replay(record, lambda state, action: states.append(state))
-    script = tmp_path / "server.py"
-    script.write_text(ADVICE_SCRIPT)
-    source = tmp_path / "record.json"
-    source.write_text(json.dumps(record))
-    result = subprocess.run(
-        [sys.executable, str(script), str(source)], capture_output=True, text=True, timeout=600
-    )
-    assert result.returncode == 0, result.stderr
+    answers = run_server_script(tmp_path, ADVICE_SCRIPT, record)
     expected = [analysis_module.advise(state) for state in (states[-1], states[-2])]
-    assert json.loads(result.stdout) == json.loads(json.dumps(expected))
+    assert answers == json.loads(json.dumps(expected))
     kinds = {option["action"][0] for answer in expected for option in answer["options"]}
     assert {"r", "k", "s"} <= kinds  # rolls, keeps and cells: not one trivial answer
