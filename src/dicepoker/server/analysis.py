@@ -37,6 +37,19 @@ Analysed = dict[str, Any]
 Runner = Callable[..., Awaitable[Any]]
 #: The advisor's answer for a state, computed away from the event loop (`advise`).
 Advising = Callable[[GameState], Awaitable[dict[str, Any]]]
+#: Seconds a background analysis should wait before it starts, asked again until it says none
+#: (`BotPool.analysis_rest`; a server without worker processes never waits).
+Resting = Callable[[], float]
+
+
+def never_resting() -> float:
+    return 0.0
+
+
+async def rest_while(resting: Resting) -> None:
+    """Wait until `resting` says a background analysis may start."""
+    while (rest := resting()) > 0:
+        await asyncio.sleep(rest)
 
 
 async def in_thread(function: Callable[..., Any], *args: Any) -> Any:

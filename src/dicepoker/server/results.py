@@ -22,7 +22,7 @@ from dicepoker.master import GameMaster, LiveGame
 from dicepoker.master.seats import accounts_of
 from dicepoker.master.tasks import GameTasks, Recent
 from dicepoker.ratings import pool_of
-from dicepoker.server.analysis import AnalysisCache
+from dicepoker.server.analysis import AnalysisCache, Resting, never_resting, rest_while
 from dicepoker.server.models import GamePlayerRow, GameResultRow, GameRow
 from dicepoker.server.ratings import RatingBook
 from dicepoker.server.store import Store
@@ -61,12 +61,20 @@ class Results:
     """Writes the results (and ratings) of games as they end; see the module's docstring."""
 
     def __init__(
-        self, store: Store, master: GameMaster, ratings: RatingBook, analyses: AnalysisCache
+        self,
+        store: Store,
+        master: GameMaster,
+        ratings: RatingBook,
+        analyses: AnalysisCache,
+        resting: Resting = never_resting,
     ) -> None:
         self.store = store
         self.master = master
         self.ratings = ratings
         self.analyses = analyses
+        # Accuracy is background work too: it waits while the machine is full
+        # (`BotPool.analysis_rest`).
+        self.resting = resting
         self._tasks = GameTasks()
         self._done = Recent()
         master.watch(self)
@@ -115,6 +123,7 @@ class Results:
 
     async def accuracy(self, live: LiveGame) -> None:
         """Each account seat's expected points lost and decisions, from the game's analysis."""
+        await rest_while(self.resting)
         analysis = await self.analyses.analysis(
             f"game:{live.id}", live.game.to_record(), live.levels()
         )

@@ -36,6 +36,7 @@ from dicepoker.server.analysis import (
     Runner,
     advise_in_thread,
     in_thread,
+    never_resting,
 )
 from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
@@ -152,14 +153,15 @@ class Services:
         def limiter(name: str, rate: float, burst: int) -> RateLimiter:
             return RateLimiter(name, rate, burst, shared)
 
-        puzzles = Puzzles(store, master, analyses, answering)
+        resting = pool.analysis_rest if pool is not None else never_resting
+        puzzles = Puzzles(store, master, analyses, answering, resting)
         metrics.count_harvests(lambda: puzzles.waiting, lambda: puzzles.skipped)
         return cls(
             settings=settings,
             analyses=analyses,
             advising=pool.advise if pool is not None else advise_in_thread,
             ratings=ratings,
-            results=Results(store, master, ratings, analyses),
+            results=Results(store, master, ratings, analyses, resting),
             puzzles=puzzles,
             metrics=metrics,
             store=store,
