@@ -58,6 +58,13 @@ class FullFor:
         return left
 
 
+def waited_out(started: Started, resting: FullFor) -> None:
+    """The one analysis started once the machine had room, and `resting` was asked again until
+    it said so."""
+    assert len(started.times) == 1 and started.times[0] >= resting.until
+    assert resting.asked[-1] == 0.0 and len(resting.asked) >= 2
+
+
 @contextmanager
 def finished_game(tmp_path: Path, game_id: str) -> Iterator[TestClient]:
     """An app (no worker processes) whose store holds a finished game `game_id`."""
@@ -82,8 +89,7 @@ def test_a_harvest_waits_while_the_machine_is_full(tmp_path: Path, started: Star
             await services.puzzles.wait("rested")
 
         call(client, end)
-        assert len(started.times) == 1 and started.times[0] >= resting.until
-        assert resting.asked[-1] == 0.0 and len(resting.asked) >= 2  # asked until it said none
+        waited_out(started, resting)
         assert call(client, services.puzzles.book.harvested, "rested")  # once it had room
 
 
@@ -98,8 +104,7 @@ def test_an_accuracy_waits_while_the_machine_is_full(tmp_path: Path, started: St
             await services.results.accuracy(live)
 
         call(client, accuracy)
-        assert len(started.times) == 1 and started.times[0] >= resting.until
-        assert resting.asked[-1] == 0.0 and len(resting.asked) >= 2
+        waited_out(started, resting)
 
 
 def test_no_background_analysis_starts_while_the_forecasts_worker_is_starved() -> None:
