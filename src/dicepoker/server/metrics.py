@@ -157,7 +157,27 @@ class Metrics:
         because too many waited (`dicepoker.server.puzzles.HARVESTS_WAITING`), read at each
         scrape: a count that keeps growing says the analysis worker cannot keep up with the
         games that end."""
-        self.registry.register(_Harvests(waiting, skipped))
+        self.registry.register(
+            _Background(
+                ("dicepoker_puzzle_harvests_waiting", _HARVESTS_WAITING),
+                ("dicepoker_puzzle_harvests_skipped", _HARVESTS_SKIPPED),
+                waiting,
+                skipped,
+            )
+        )
+
+    def count_accuracies(self, waiting: Callable[[], int], left: Callable[[], int]) -> None:
+        """Expose the account games whose accuracy waits in this process and those left to the
+        next start-up's sweep because too many waited (`dicepoker.server.results
+        .ACCURACIES_WAITING`), read at each scrape."""
+        self.registry.register(
+            _Background(
+                ("dicepoker_accuracies_waiting", _ACCURACIES_WAITING),
+                ("dicepoker_accuracies_left", _ACCURACIES_LEFT),
+                waiting,
+                left,
+            )
+        )
 
     def exposition(self) -> bytes:
         """Every figure, in Prometheus's text format."""
@@ -183,24 +203,42 @@ class _GamesByStatus(Collector):
         yield family
 
 
-class _Harvests(Collector):
-    """The puzzles' harvests, read from the process's `Puzzles` when scraped."""
+_HARVESTS_WAITING = (
+    "Finished games whose puzzles' harvest (an analysis) waits or runs in this process."
+)
+_HARVESTS_SKIPPED = (
+    "Games that ended while the most harvests a process keeps waited: not harvested."
+)
+_ACCURACIES_WAITING = (
+    "Finished account games whose accuracy (an analysis) waits or is computed in this process."
+)
+_ACCURACIES_LEFT = (
+    "Account games that ended while the most accuracies a process keeps waited: left to the "
+    "next start-up's sweep."
+)
 
-    def __init__(self, waiting: Callable[[], int], skipped: Callable[[], int]) -> None:
+
+class _Background(Collector):
+    """A kind of background analysis, read from its owner when scraped: how many wait (a
+    gauge), and how many were not queued because too many waited (a counter)."""
+
+    def __init__(
+        self,
+        waiting_metric: tuple[str, str],
+        dropped_metric: tuple[str, str],
+        waiting: Callable[[], int],
+        dropped: Callable[[], int],
+    ) -> None:
+        self.waiting_metric = waiting_metric
+        self.dropped_metric = dropped_metric
         self.waiting = waiting
-        self.skipped = skipped
+        self.dropped = dropped
 
     def collect(self) -> Iterator[Metric]:
-        yield GaugeMetricFamily(
-            "dicepoker_puzzle_harvests_waiting",
-            "Finished games whose puzzles' harvest (an analysis) waits or runs in this process.",
-            value=self.waiting(),
-        )
-        yield CounterMetricFamily(
-            "dicepoker_puzzle_harvests_skipped",
-            "Games that ended while the most harvests a process keeps waited: not harvested.",
-            value=self.skipped(),
-        )
+        name, documentation = self.waiting_metric
+        yield GaugeMetricFamily(name, documentation, value=self.waiting())
+        name, documentation = self.dropped_metric
+        yield CounterMetricFamily(name, documentation, value=self.dropped())
 
 
 class MovesCounted(Broadcaster):

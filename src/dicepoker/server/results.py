@@ -6,12 +6,21 @@ A watcher of the master: it looks at every game that changes and, once a game wi
 seats is over, writes its results. Several processes may see the same game end: the results'
 primary key and the rating changes' unique (game, account) pair make the first writer the only
 one, and a sweep at start-up writes what a process that died before writing left undone.
+
+An accuracy is background work (seconds of an analysis worker's CPU): the games whose accuracy
+is to be computed wait in a queue of game ids, one at a time per process, each while the
+machine is full (`BotPool.analysis_rest`). What is to be done is in the database (results whose
+`decisions` are null), so a waiting game holds no memory but its id, a queue that is full leaves
+the games past its bound to the database, and the start-up sweep queues every accuracy a process
+left undone (it stopped, or it failed), in a random order so that processes starting together
+mostly take different games, each checking that the accuracy is still unknown before it starts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from collections import Counter
 from typing import Any
 
@@ -28,6 +37,10 @@ from dicepoker.server.ratings import RatingBook
 from dicepoker.server.store import Store
 
 log = logging.getLogger("dicepoker.server")
+
+#: Games whose accuracy waits in a process (ids only); the games past it wait in the database
+#: for the next start-up's sweep.
+ACCURACIES_WAITING = 10_000
 
 
 def seat_results(live: LiveGame) -> list[dict[str, Any]]:
@@ -75,8 +88,13 @@ class Results:
         # Accuracy is background work too: it waits while the machine is full
         # (`BotPool.analysis_rest`).
         self.resting = resting
+        self.most_waiting = ACCURACIES_WAITING
+        self.left = 0  # accuracies left to the database because the queue was full
         self._tasks = GameTasks()
         self._done = Recent()
+        # The games whose accuracy is to be computed here, in order (a dict: each once).
+        self._accuracies: dict[str, None] = {}
+        self._computing: asyncio.Task[None] | None = None
         master.watch(self)
 
     def look(self, live: LiveGame) -> None:
@@ -90,13 +108,34 @@ class Results:
     def holds(self, game_id: str) -> bool:
         return self._tasks.running(game_id)
 
+    @property
+    def waiting(self) -> int:
+        """The games whose accuracy waits (or is computed) in this process."""
+        return len(self._accuracies)
+
     async def close(self) -> None:
         await self._tasks.close()
+        if self._computing is not None:
+            self._computing.cancel()
+            await asyncio.gather(self._computing, return_exceptions=True)
+            self._computing = None
+
+    async def written(self, game_id: str) -> None:
+        """Wait until the game's results are written, if they are being written here (tests)."""
+        await self._tasks.wait(game_id)
+
+    async def settled(self, game_id: str | None = None) -> None:
+        """Wait until the game's results are written, if they are being written here, and no
+        accuracy waits here (tests)."""
+        if game_id is not None:
+            await self.written(game_id)
+        while self._computing is not None and not self._computing.done():
+            await asyncio.gather(self._computing, return_exceptions=True)
 
     async def _finish(self, live: LiveGame) -> None:
         try:
             if await self.write(live):
-                await self.accuracy(live)
+                self.queue([live.id])
         except asyncio.CancelledError:
             raise
         except Exception:  # a result must never take the server down; the sweep retries
@@ -121,16 +160,59 @@ class Results:
             return False  # another process wrote them a moment ago
         return True
 
-    async def accuracy(self, live: LiveGame) -> None:
-        """Each account seat's expected points lost and decisions, from the game's analysis."""
-        await rest_while(self.resting)
+    def queue(self, game_ids: list[str]) -> None:
+        """Compute these games' accuracy, after the ones waiting (those past the bound are left
+        to the database)."""
+        for game_id in game_ids:
+            if game_id in self._accuracies:
+                continue
+            if len(self._accuracies) >= self.most_waiting:
+                self.left += 1
+                log.debug("accuracy of game %s left to the start-up sweep", game_id)
+                continue
+            self._accuracies[game_id] = None
+        if self._accuracies and (self._computing is None or self._computing.done()):
+            self._computing = asyncio.create_task(self._compute(), name="accuracies")
+
+    async def _compute(self) -> None:
+        while self._accuracies:
+            game_id = next(iter(self._accuracies))
+            try:
+                await rest_while(self.resting)
+                await self.accuracy(game_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # it stays unknown in the database: the next sweep retries
+                log.exception("accuracy of game %s", game_id)
+            finally:
+                self._accuracies.pop(game_id, None)
+
+    async def unknown(self, game_id: str | None = None, limit: int | None = None) -> list[str]:
+        """Games (or the one game) with account results whose accuracy is not known yet."""
+        query = select(GameResultRow.game_id).where(GameResultRow.decisions.is_(None))
+        if game_id is not None:
+            query = query.where(GameResultRow.game_id == game_id)
+        async with self.store.sessions() as session:
+            found = await session.scalars(query.distinct().limit(limit))
+            return list(found)
+
+    async def accuracy(self, game_id: str) -> None:
+        """Each account seat's expected points lost and decisions, from the game's analysis
+        (nothing when another process wrote them already)."""
+        if not await self.unknown(game_id):
+            return
+        live = await self.master.load(game_id)
+        if live is None or not live.game.state.finished:
+            return
         analysis = await self.analyses.analysis(
             f"game:{live.id}", live.game.to_record(), live.levels()
         )
         players = {player["seat"]: player for player in analysis.get("players", [])}
         async with self.store.writing(), self.store.sessions() as session, session.begin():
             rows = await session.scalars(
-                select(GameResultRow).where(GameResultRow.game_id == live.id)
+                select(GameResultRow).where(
+                    GameResultRow.game_id == live.id, GameResultRow.decisions.is_(None)
+                )
             )
             for row in rows:
                 player = players.get(row.seat)
@@ -139,7 +221,8 @@ class Results:
                     row.decisions = int(player["decisions"])
 
     async def sweep(self) -> None:
-        """Write the results a process left undone (it died between the end and the write)."""
+        """Write the results a process left undone (it died between the end and the write), and
+        queue the accuracies left undone."""
         async with self.store.sessions() as session:
             undone = await session.scalars(
                 select(GameRow.id)
@@ -153,3 +236,6 @@ class Results:
             live = await self.master.load(game_id)
             if live is not None:
                 self.look(live)
+        to_analyse = await self.unknown(limit=self.most_waiting)
+        random.shuffle(to_analyse)  # processes starting together: mostly different games first
+        self.queue(to_analyse)

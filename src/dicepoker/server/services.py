@@ -156,12 +156,14 @@ class Services:
         resting = pool.analysis_rest if pool is not None else never_resting
         puzzles = Puzzles(store, master, analyses, answering, resting)
         metrics.count_harvests(lambda: puzzles.waiting, lambda: puzzles.skipped)
+        results = Results(store, master, ratings, analyses, resting)
+        metrics.count_accuracies(lambda: results.waiting, lambda: results.left)
         return cls(
             settings=settings,
             analyses=analyses,
             advising=pool.advise if pool is not None else advise_in_thread,
             ratings=ratings,
-            results=Results(store, master, ratings, analyses, resting),
+            results=results,
             puzzles=puzzles,
             metrics=metrics,
             store=store,
