@@ -16,7 +16,7 @@ import pytest
 from dicepoker.bots import make_bot
 from dicepoker.bots.base import Bot
 from dicepoker.dice import FixedDice, SeededDice
-from dicepoker.engine import Action, GameState, autoplay_action, parse_action
+from dicepoker.engine import Action, GameState, autoplay_action, legal_actions, parse_action
 from dicepoker.master import (
     BotDriver,
     GameMaster,
@@ -334,11 +334,49 @@ def test_a_bot_choice_made_on_a_position_the_game_left_is_never_applied() -> Non
         live, _ = await master.create("yahtzee", {}, [{"kind": "bot", "level": "greedy"}], None)
         await driver.drive(live)
         events = await master.store.events(live.id)
-        assert live.game.state.finished and events[0].action == "roll"
-        # The first choice (made at seq 0) was dropped; every later one applied at its seq.
-        assert thinker.choices[0][0] == 0 and thinker.choices[1][0] == 1
+        assert live.game.state.finished and [e.action for e in events[:2]] == ["roll", "roll"]
+        # The turn's first throw needs no thought. The first choice (made at seq 1, after it)
+        # was dropped; every later one applied at its seq.
+        assert thinker.choices[0][0] == 1 and thinker.choices[1][0] == 2
         chosen = dict(thinker.choices[1:])
-        assert all(chosen[e.seq - 1] == e.action for e in events[1:])
+        # (the others: each turn's first throw, and the last open cell after the last roll)
+        unasked = [e for e in events[2:] if e.seq - 1 not in chosen]
+        assert all(e.action == "roll" for e in unasked[:-1]) and len(unasked) >= 12
+        assert all(chosen[e.seq - 1] == e.action for e in events[2:] if e not in unasked)
+        await master.close()
+
+    run(scenario)
+
+
+def test_a_bot_is_not_asked_when_the_engine_leaves_it_one_action() -> None:
+    """A turn's first throw (and any position with a single legal action) is played without
+    the thinker: in a server it would be a worker's round trip for nothing."""
+
+    class Asked:
+        def __init__(self) -> None:
+            self.states: list[GameState] = []
+
+        async def choose(self, live: LiveGame, seat: int, state: GameState) -> Action:
+            self.states.append(state)
+            return make_bot("greedy").choose(state)
+
+        def close(self) -> None:
+            return None
+
+    async def scenario() -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(5))
+        thinker = Asked()
+        driver = BotDriver(master, thinker, delay=0)
+        seats = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]
+        live, _ = await master.create("school", {"columns": 1}, seats, None)
+        await driver.drive(live)
+        events = await master.store.events(live.id)
+        assert live.game.state.finished and len(live.game.turns) == 30
+        assert all(len(legal_actions(state)) > 1 for state in thinker.states)
+        assert all(state.rolls > 0 for state in thinker.states)
+        # Every turn's first throw was played, unasked: a roll in each of the 30 turns.
+        asked = len(thinker.states)
+        assert len(events) - asked >= 30
         await master.close()
 
     run(scenario)

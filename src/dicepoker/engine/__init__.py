@@ -33,7 +33,7 @@ from dicepoker.engine.errors import (
     RollError,
     reason_key,
 )
-from dicepoker.engine.moves import cell_moves, legal_actions
+from dicepoker.engine.moves import cell_moves, forced_action, legal_actions
 from dicepoker.engine.play import apply, new_game
 from dicepoker.engine.preview import MovePreview, preview, preview_move
 from dicepoker.engine.scoring import (
@@ -120,6 +120,7 @@ __all__ = [
     "column_star_open",
     "column_star_value",
     "earned_stars",
+    "forced_action",
     "further_yahtzee_bonus",
     "joker_applies",
     "joker_box",

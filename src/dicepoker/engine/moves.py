@@ -121,3 +121,10 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
             found.cached[key] = actions
         return actions
     return (found.holds if can_roll else ()) + cell_moves(state)
+
+
+def forced_action(state: GameState) -> Action | None:
+    """The player to move's only legal action, when there is just one (a turn's first throw,
+    the last open cell after the last roll), else None: nothing to think about."""
+    actions = legal_actions(state)
+    return actions[0] if len(actions) == 1 else None

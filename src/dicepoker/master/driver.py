@@ -2,9 +2,10 @@
 
 It is how bots play in the web app and in the terminal client's local games. While a bot is to
 move in a running game, the driver waits its delay (bots that answer at once are hard to follow),
-takes the game's lease (with several processes, one drives a game's bots), lets the bot think,
-and sends its action as an intent with the seq it was chosen at, through the master like
-anybody's; what to do then is the loop's.
+takes the game's lease (with several processes, one drives a game's bots), lets the bot think
+(unless the engine leaves it a single action: a turn's first throw), and sends its action as an
+intent with the seq it was chosen at, through the master like anybody's; what to do then is the
+loop's.
 
 How a bot thinks is injected (`Thinker`): in a worker thread (`InThread`: a long decision never
 stalls the event loop), inline (`Inline`), or in the web app's worker processes
@@ -18,7 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from dicepoker.engine import Action, GameState
+from dicepoker.engine import Action, GameState, forced_action
 from dicepoker.master.botloop import Act, Answer, Think, bot_loop
 from dicepoker.master.live import LiveGame
 from dicepoker.master.master import GameMaster
@@ -136,6 +137,11 @@ class BotDriver:
         broadcaster = self.master.broadcaster
         if broadcaster.shared and not await broadcaster.claim(live.id):
             return None
+        forced = forced_action(state)
+        if forced is not None:
+            # Nothing to think about (a turn's first throw: a quarter of a bot's actions): no
+            # worker's round trip, which costs the server more than the choice.
+            return forced
         try:
             return await self.thinker.choose(live, seat, state)
         except Exception as exc:
