@@ -1,6 +1,7 @@
 """The worker processes the event loop talks to itself (dicepoker.server.workers): answers and
-errors come back to their calls, calls wait for a free worker in order, a worker that dies
-fails the call it held and is replaced, a closed pool leaves no process behind."""
+errors come back to their calls, calls wait for a free worker in order and go to it in batches
+of one write, a worker that dies fails the calls it held and is replaced, a closed pool leaves no
+process behind."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import time
 import pytest
 import uvloop
 
-from dicepoker.server.workers import ProcessPool, WorkerDied
+from dicepoker.server import workers as workers_module
+from dicepoker.server.workers import BATCH, ProcessPool, WorkerDied
 from processes import Proc, descendants, running
 
 
@@ -78,6 +80,106 @@ def test_a_worker_that_dies_fails_its_call_and_is_replaced() -> None:
         finally:
             pool.close()
         assert not running(replacement)
+
+    asyncio.run(scenario())
+
+
+class Writes:
+    """The real `_write_all`, noting how many calls each write carried."""
+
+    def __init__(self) -> None:
+        self.real = workers_module._write_all
+        self.calls: list[int] = []
+
+    def __call__(self, fd: int, data: bytes) -> None:
+        received = bytearray(data)
+        count = 0
+        while workers_module._message(received) is not None:
+            count += 1
+        assert not received  # whole frames only
+        self.calls.append(count)
+        self.real(fd, data)
+
+
+@pytest.fixture
+def writes(monkeypatch: pytest.MonkeyPatch) -> Writes:
+    found = Writes()
+    monkeypatch.setattr(workers_module, "_write_all", found)
+    return found
+
+
+def _die() -> None:
+    os._exit(3)
+
+
+def test_waiting_calls_go_to_a_free_worker_in_one_write(writes: Writes) -> None:
+    """Calls that waited for the busy worker are handed to it together (up to BATCH), each
+    answered with its own result, in order; those past BATCH go in the next write."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(1)
+        try:
+            await pool.run(os.getpid)
+            busy = asyncio.ensure_future(pool.run(_slow_pid, 0.3))
+            queued = [asyncio.ensure_future(pool.run(_stamped, f"q{i}")) for i in range(BATCH + 2)]
+            await asyncio.sleep(0)  # all handed to the pool, the first to the worker
+            await busy
+            answers = await asyncio.gather(*queued)
+            assert [label for label, _ in answers] == [f"q{i}" for i in range(BATCH + 2)]
+            assert [stamp for _, stamp in answers] == sorted(stamp for _, stamp in answers)
+            assert writes.calls == [1, 1, BATCH, 2]
+        finally:
+            pool.close()
+
+    asyncio.run(scenario())
+
+
+def test_several_workers_share_the_waiting_calls(writes: Writes) -> None:
+    """A worker that comes free takes its half of the calls, those waiting and those the other
+    holds (here: 4 of the 6 while the other holds 1), not the whole queue; the rest go in the
+    next write, to whichever worker comes free first."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(2)
+        try:
+            await asyncio.gather(pool.run(_slow_pid, 0.2), pool.run(_slow_pid, 0.2))
+            assert len(pool.pids) == 2
+            first = [asyncio.ensure_future(pool.run(_slow_pid, 0.3)) for _ in range(2)]
+            queued = [asyncio.ensure_future(pool.run(_slow_pid, 0.0)) for _ in range(6)]
+            await asyncio.sleep(0)
+            await asyncio.gather(*first)
+            pids = await asyncio.gather(*queued)
+            assert set(pids) <= set(pool.pids) and len(pool.pids) == 2
+            assert writes.calls[-2:] == [4, 2]
+        finally:
+            pool.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_worker_that_dies_fails_every_call_of_its_batch_left() -> None:
+    """A batch whose worker dies midway: the calls answered before stay answered, the rest
+    fail with `WorkerDied`, and the next call has a new worker."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(1)
+        try:
+            first = await pool.run(os.getpid)
+            busy = asyncio.ensure_future(pool.run(_slow_pid, 0.3))
+            batch = [
+                asyncio.ensure_future(pool.run(abs, -1)),
+                asyncio.ensure_future(pool.run(_die)),
+                asyncio.ensure_future(pool.run(abs, -2)),
+            ]
+            await asyncio.sleep(0)
+            await busy
+            done = await asyncio.gather(*batch, return_exceptions=True)
+            assert done[0] == 1
+            assert isinstance(done[1], WorkerDied) and isinstance(done[2], WorkerDied)
+            second = await asyncio.wait_for(pool.run(os.getpid), 30)
+            assert second != first and pool.pids == [second]
+        finally:
+            pool.close()
 
     asyncio.run(scenario())
 

@@ -6,11 +6,15 @@ loop: 194-261 microseconds of the server's CPU a call, against 49-65 here (a cal
 state's worth of arguments, `benchmarks/workers.py`), and a server asks its workers once or
 twice for every move (a bot's decision, a position's forecast). Here each worker has one
 pipe: the loop writes a call to an idle worker and reads the answer when the pipe is readable
-(`loop.add_reader`). Calls wait in the loop, first come first served, for a free worker, so a
-worker's pipe never holds more than one call and a write never waits. A worker that dies fails
-its call with `WorkerDied` and is replaced by the next call's worker. Each worker is bound to
-die with the process that started it (lifeline.py: a worker holds nothing worth saving), and
-may run `nice`r than it.
+(`loop.add_reader`). Calls wait in the loop, first come first served, for a free worker. A free
+worker is handed the calls waiting, up to `BATCH` (its share when there are several workers),
+in one write: the worker reads and answers them one by one as before, but a write that wakes
+another process costs the writer tens of microseconds on a loaded virtual machine, and a
+server's bot worker has a queue exactly when the machine is loaded. A batch is a few KiB, far
+under a pipe's buffer, so a write never waits. A worker that dies fails the calls it held with
+`WorkerDied` and is replaced by the next call's worker. Each worker is bound to die with the
+process that started it (lifeline.py: a worker holds nothing worth saving), and may run `nice`r
+than it.
 """
 
 from __future__ import annotations
@@ -39,11 +43,16 @@ class WorkerDied(RuntimeError):
     """The worker process running a call ended before answering (killed, crashed)."""
 
 
+#: The most waiting calls handed to a worker in one write.
+BATCH = 8
+
+
 @dataclass(eq=False)
 class _Worker:
     process: BaseProcess
     pipe: Connection
-    call: asyncio.Future[Any] | None = field(default=None)
+    # The calls handed to it and not answered yet, in the order it answers them.
+    calls: deque[asyncio.Future[Any]] = field(default_factory=deque)
     # What has come of the answer so far: an answer bigger than the pipe's buffer (an
     # analysis) comes in several reads, and the loop reads only what is there.
     received: bytearray = field(default_factory=bytearray)
@@ -58,6 +67,22 @@ class _Worker:
 #: answer cost an mmap and munmap (17 us against 1 for a 60-byte answer, measured), and the
 #: reads were a tenth of a loaded server's samples.
 READ_SIZE = 1 << 16
+
+
+def _frame(payload: bytes) -> bytes:
+    """`payload` framed as `multiprocessing.connection.Connection.send_bytes` frames it (what
+    the worker's `recv_bytes` reads): a 4-byte big-endian length, or -1 and an 8-byte one."""
+    if len(payload) > 0x7FFFFFFF:
+        return struct.pack("!iQ", -1, len(payload)) + payload
+    return struct.pack("!i", len(payload)) + payload
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` (a batch of calls: a few KiB, which a pipe's buffer holds)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
 
 
 def _message(received: bytearray) -> bytes | None:
@@ -125,8 +150,8 @@ class ProcessPool:
             self._waiting.popleft()[2].cancel()
         for worker in list(self._workers):
             self._end(worker)
-            if worker.call is not None:
-                worker.call.cancel()
+            for call in worker.calls:
+                call.cancel()
 
     def _dispatch(self) -> None:
         """Hand waiting calls to free workers, starting workers up to `size`."""
@@ -140,23 +165,40 @@ class ProcessPool:
                 continue
             if worker is None:
                 return
-            function, args, future = self._waiting.popleft()
+            self._hand(worker)
+
+    def _hand(self, worker: _Worker) -> None:
+        """Write the first waiting calls to `worker` (a free one) in one write: up to BATCH, and
+        no more than its share when there are several workers (of the calls waiting and those
+        the others hold, so that none is left idle while one holds a queue)."""
+        held = sum(len(other.calls) for other in self._workers)
+        share = -(-(len(self._waiting) + held) // self.size)  # (rounded up)
+        framed: list[bytes] = []
+        futures: list[asyncio.Future[Any]] = []
+        calls: list[_Call] = []
+        while self._waiting and len(calls) < min(BATCH, share):
+            call = self._waiting.popleft()
+            function, args, future = call
             if future.done():
-                self._idle.append(worker)
                 continue  # given up while it waited
             try:
                 payload = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
             except Exception as exc:
-                self._idle.append(worker)
                 future.set_exception(exc)
                 continue
-            try:
-                worker.pipe.send_bytes(payload)
-            except OSError:  # it died while idle: the call goes to another
-                self._end(worker)
-                self._waiting.appendleft((function, args, future))
-                continue
-            worker.call = future
+            framed.append(_frame(payload))
+            futures.append(future)
+            calls.append(call)
+        if not calls:
+            self._idle.append(worker)
+            return
+        try:
+            _write_all(worker.pipe.fileno(), b"".join(framed))
+        except OSError:  # it died while idle: the calls go to another
+            self._end(worker)
+            self._waiting.extendleft(reversed(calls))
+            return
+        worker.calls.extend(futures)
 
     def _free(self) -> _Worker | None:
         while self._idle:
@@ -183,8 +225,8 @@ class ProcessPool:
         return worker
 
     def _answered(self, worker: _Worker) -> None:
-        """The worker's pipe is readable: a part of its answer, or its end. Only what is there
-        is read (the pipe may be non-blocking: uvloop makes the fds it watches so), and the
+        """The worker's pipe is readable: a part of its answers, or its end. Only what is there
+        is read (the pipe may be non-blocking: uvloop makes the fds it watches so), and each
         answer is taken once it has come whole."""
         try:
             chunk = os.read(worker.pipe.fileno(), READ_SIZE)
@@ -193,28 +235,29 @@ class ProcessPool:
         except OSError:
             chunk = b""
         if not chunk:
-            call = worker.call
+            held = list(worker.calls)
             self._end(worker)
-            if call is not None and not call.done():
-                call.set_exception(WorkerDied("a worker process ended before answering"))
+            for failed in held:
+                if not failed.done():
+                    failed.set_exception(WorkerDied("a worker process ended before answering"))
             self._dispatch()
             return
         worker.received += chunk
-        data = _message(worker.received)
-        if data is None:
-            return  # more is coming
-        call, worker.call = worker.call, None
-        self._idle.append(worker)
-        if call is not None and not call.done():
-            try:
-                done, value = pickle.loads(data)
-            except Exception as exc:
-                call.set_exception(exc)
-            else:
-                if done:
-                    call.set_result(value)
+        while (data := _message(worker.received)) is not None:
+            call = worker.calls.popleft() if worker.calls else None
+            if call is not None and not call.done():
+                try:
+                    done, value = pickle.loads(data)
+                except Exception as exc:
+                    call.set_exception(exc)
                 else:
-                    call.set_exception(value)
+                    if done:
+                        call.set_result(value)
+                    else:
+                        call.set_exception(value)
+        if worker.calls:
+            return  # more answers are coming
+        self._idle.append(worker)
         self._dispatch()
 
     def _end(self, worker: _Worker) -> None:
