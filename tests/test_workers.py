@@ -134,6 +134,26 @@ def test_waiting_calls_go_to_a_free_worker_in_one_write(writes: Writes) -> None:
     asyncio.run(scenario())
 
 
+def test_a_pool_of_long_calls_hands_them_over_one_at_a_time(writes: Writes) -> None:
+    """`batch=1` (the analyses: seconds each): a call asked `first` waits behind the one call
+    its worker runs, never behind a batch of them."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(1, batch=1)
+        try:
+            await pool.run(os.getpid)
+            busy = asyncio.ensure_future(pool.run(_slow_pid, 0.3))
+            queued = [asyncio.ensure_future(pool.run(_stamped, f"q{i}")) for i in range(3)]
+            await asyncio.sleep(0)
+            await busy
+            await asyncio.gather(*queued)
+            assert writes.calls == [1] * 5
+        finally:
+            pool.close()
+
+    asyncio.run(scenario())
+
+
 def test_several_workers_share_the_waiting_calls(writes: Writes) -> None:
     """A worker that comes free takes its half of the calls, those waiting and those the other
     holds (here: 4 of the 6 while the other holds 1), not the whole queue; the rest go in the

@@ -125,7 +125,9 @@ class BotPool:
         # The analyses have one too, started with the first: they take seconds, and the bots
         # and the forecasts should not wait behind them, nor the server's loop share its
         # interpreter lock with them (and hold numba's 115 MiB for them).
-        self._analysing = ProcessPool(1, ANALYSIS_NICE)
+        # One analysis at a time (each is seconds): a puzzle guess's judgement, asked `first`,
+        # waits behind the one running only.
+        self._analysing = ProcessPool(1, ANALYSIS_NICE, batch=1)
         self.pace = Pace()  # whether that worker gets the CPU it asks for (`shedding`)
         self._rests_until = 0.0  # the background analyses' (`analysis_rest`; perf_counter)
 

@@ -7,14 +7,14 @@ state's worth of arguments, `benchmarks/workers.py`), and a server asks its work
 twice for every move (a bot's decision, a position's forecast). Here each worker has one
 pipe: the loop writes a call to an idle worker and reads the answer when the pipe is readable
 (`loop.add_reader`). Calls wait in the loop, first come first served, for a free worker. A free
-worker is handed the calls waiting, up to `BATCH` (its share when there are several workers),
-in one write: the worker reads and answers them one by one as before, but a write that wakes
-another process costs the writer tens of microseconds on a loaded virtual machine, and a
-server's bot worker has a queue exactly when the machine is loaded. A batch is a few KiB, far
-under a pipe's buffer, so a write never waits. A worker that dies fails the calls it held with
-`WorkerDied` and is replaced by the next call's worker. Each worker is bound to die with the
-process that started it (lifeline.py: a worker holds nothing worth saving), and may run `nice`r
-than it.
+worker is handed the calls waiting, up to `BATCH` (its share when there are several workers; a
+pool of calls of seconds takes one at a time), in one write: the worker reads and answers them
+one by one as before, but a write that wakes another process costs the writer tens of
+microseconds on a loaded virtual machine, and a server's bot worker has a queue exactly when the
+machine is loaded. A batch is a few KiB, far under a pipe's buffer, so a write never waits. A
+worker that dies fails the calls it held with `WorkerDied` and is replaced by the next call's
+worker. Each worker is bound to die with the process that started it (lifeline.py: a worker
+holds nothing worth saving), and may run `nice`r than it.
 """
 
 from __future__ import annotations
@@ -110,9 +110,12 @@ class ProcessPool:
     than this one, started as calls need them. The kernel signals the death of the *thread*
     that started a worker, so a pool is used from the event loop's thread only."""
 
-    def __init__(self, size: int, nice: int = 0) -> None:
+    def __init__(self, size: int, nice: int = 0, batch: int = BATCH) -> None:
         self.size = max(1, size)
         self.nice = nice
+        # The most calls handed over in one write: 1 for calls of seconds (an analysis), where a
+        # wake-up is nothing and a call asked `first` should wait behind one call only.
+        self.batch = max(1, batch)
         self._workers: list[_Worker] = []
         self._idle: list[_Worker] = []
         self._waiting: deque[_Call] = deque()
@@ -176,7 +179,7 @@ class ProcessPool:
         framed: list[bytes] = []
         futures: list[asyncio.Future[Any]] = []
         calls: list[_Call] = []
-        while self._waiting and len(calls) < min(BATCH, share):
+        while self._waiting and len(calls) < min(self.batch, share):
             call = self._waiting.popleft()
             function, args, future = call
             if future.done():
