@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 import pytest
-from playwright.sync_api import FloatRect, Page, ViewportSize, expect
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import FloatRect, Locator, Page, ViewportSize, expect
 
 from browser_support import Api, OpenPerson, box_of, people, screenshot, with_tokens
 from live_server import LiveServer
@@ -134,7 +135,7 @@ def test_phone_table_keeps_the_dice_and_eight_rows_on_screen(
 
     # The last highlighted cell is reached by scrolling the sheet, and tapped.
     cell = page.locator("#main-sheet td.legal button.move:not(.side)").last
-    cell.scroll_into_view_if_needed()
+    scrolled_to(cell)
     expect(cell).to_be_in_viewport()
     check_layout(page, "at the last cell")
     seq = api.game(game["id"])["seq"]
@@ -142,6 +143,20 @@ def test_phone_table_keeps_the_dice_and_eight_rows_on_screen(
     api.wait_for_game(game["id"], lambda g: g["seq"] > seq)
     screenshot(page, f"layout/phone-{size}-played", full_page=False)
     person.assert_clean()
+
+
+def scrolled_to(cell: Locator) -> None:
+    """Scroll `cell` into view. The table is drawn again when news comes after the event (the
+    chances of a busy server's late forecast), which replaces the element being scrolled to:
+    then the new one."""
+    for _ in range(5):
+        try:
+            cell.scroll_into_view_if_needed()
+            return
+        except PlaywrightError as error:
+            if "not attached" not in error.message:
+                raise
+    cell.scroll_into_view_if_needed()
 
 
 def overlaps(a: FloatRect, b: FloatRect) -> bool:
