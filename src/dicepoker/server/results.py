@@ -95,6 +95,7 @@ class Results:
         # The games whose accuracy is to be computed here, in order (a dict: each once).
         self._accuracies: dict[str, None] = {}
         self._computing: asyncio.Task[None] | None = None
+        self._sweeping: asyncio.Task[None] | None = None  # (`sweep`: the accuracies' part)
         master.watch(self)
 
     def look(self, live: LiveGame) -> None:
@@ -115,20 +116,23 @@ class Results:
 
     async def close(self) -> None:
         await self._tasks.close()
-        if self._computing is not None:
-            self._computing.cancel()
-            await asyncio.gather(self._computing, return_exceptions=True)
-            self._computing = None
+        for task in (self._sweeping, self._computing):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self._sweeping = self._computing = None
 
     async def written(self, game_id: str) -> None:
         """Wait until the game's results are written, if they are being written here (tests)."""
         await self._tasks.wait(game_id)
 
     async def settled(self, game_id: str | None = None) -> None:
-        """Wait until the game's results are written, if they are being written here, and no
-        accuracy waits here (tests)."""
+        """Wait until the game's results are written, if they are being written here, the
+        start-up's sweep has queued what it found, and no accuracy waits here (tests)."""
         if game_id is not None:
             await self.written(game_id)
+        if self._sweeping is not None:
+            await asyncio.gather(self._sweeping, return_exceptions=True)
         while self._computing is not None and not self._computing.done():
             await asyncio.gather(self._computing, return_exceptions=True)
 
@@ -222,7 +226,7 @@ class Results:
 
     async def sweep(self) -> None:
         """Write the results a process left undone (it died between the end and the write), and
-        queue the accuracies left undone."""
+        queue the accuracies left undone (looked for in the background)."""
         async with self.store.sessions() as session:
             undone = await session.scalars(
                 select(GameRow.id)
@@ -236,6 +240,15 @@ class Results:
             live = await self.master.load(game_id)
             if live is not None:
                 self.look(live)
-        to_analyse = await self.unknown(limit=self.most_waiting)
+        # The accuracies left undone are looked for in the background: a scan of the results
+        # that the start (and its readiness) need not wait for.
+        self._sweeping = asyncio.create_task(self._queue_unknown(), name="accuracies-sweep")
+
+    async def _queue_unknown(self) -> None:
+        try:
+            to_analyse = await self.unknown(limit=self.most_waiting)
+        except Exception:  # the database away: the next start-up looks again
+            log.exception("could not look for the accuracies left undone")
+            return
         random.shuffle(to_analyse)  # processes starting together: mostly different games first
         self.queue(to_analyse)
