@@ -155,8 +155,33 @@ class SharedBus:
 
     def __init__(self) -> None:
         self.handlers: dict[str, Callable[[str, dict[str, Any]], Coroutine[Any, Any, None]]] = {}
+        self.reconnects: dict[str, Callable[[], Coroutine[Any, Any, None]]] = {}
         self.delivered: list[asyncio.Task[None]] = []
         self.lose = 0  # the next messages published are lost (a publish that failed)
+        # Every message published, in order: (sender, game, message).
+        self.published: list[tuple[str, str, dict[str, Any]]] = []
+        # While set, messages wait here instead of being delivered (a slow bus): `release`.
+        self.late: list[tuple[str, str, dict[str, Any]]] | None = None
+
+    def deliver(self, sender: str, game_id: str, message: dict[str, Any]) -> None:
+        for other, handler in self.handlers.items():
+            if other != sender:
+                self.delivered.append(asyncio.create_task(handler(game_id, message)))
+
+    async def release(self) -> None:
+        """Deliver what waited, then everything it leads to."""
+        late, self.late = self.late or [], None
+        for sender, game_id, message in late:
+            self.deliver(sender, game_id, message)
+        await self.settle()
+
+    async def settle(self) -> None:
+        """Wait until every message delivered, and every answer to it, has been handled."""
+        while not all(task.done() for task in self.delivered):
+            await asyncio.gather(*self.delivered)
+
+    def kinds(self, sender: str, game_id: str) -> list[str]:
+        return [m["kind"] for who, game, m in self.published if who == sender and game == game_id]
 
     def side(self, name: str) -> Any:
         bus = self
@@ -167,6 +192,7 @@ class SharedBus:
 
             async def start(self, handler: Any, on_reconnect: Any) -> None:
                 bus.handlers[name] = handler
+                bus.reconnects[name] = on_reconnect
 
             async def close(self) -> None:
                 return None
@@ -175,9 +201,12 @@ class SharedBus:
                 if bus.lose > 0:
                     bus.lose -= 1
                     return
-                for other, handler in bus.handlers.items():
-                    if other != name:
-                        bus.delivered.append(asyncio.create_task(handler(game_id, message)))
+                said = {"origin": name, **message}  # (as the Redis bus sends it)
+                bus.published.append((name, game_id, said))
+                if bus.late is not None:
+                    bus.late.append((name, game_id, said))
+                else:
+                    bus.deliver(name, game_id, said)
 
             async def claim(self, game_id: str) -> bool:
                 return name == "first"
@@ -221,6 +250,8 @@ def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
         live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
         there = await second.load(live.id)
         assert there is not None
+        await asyncio.gather(*bus.delivered)  # (its announcement, and the answer)
+        assert not first.broadcaster.alone(live.id) and not second.broadcaster.alone(live.id)
         watcher = second.broadcaster.subscribe(there)
         await first.act(live, 0, "roll", 0)
         await asyncio.gather(*bus.delivered)
@@ -331,5 +362,147 @@ def test_a_move_whose_message_was_lost_is_caught_up_at_the_second_sweep() -> Non
         assert await second.upkeep.heal_missed() == 0  # nothing left behind
         for master in (first, second):
             await master.close()
+
+    run(scenario)
+
+
+def test_a_game_held_by_one_process_alone_is_not_told_to_the_bus() -> None:
+    """A game's news goes on the bus only while another process holds it: one that loads the
+    game announces it (before reading the store), the holder answers with where the game is and
+    tells it every move from then on; once it has forgotten the game, it answers the next news
+    that it dropped it, and is told nothing more."""
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
+        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        mine = first.broadcaster.subscribe(live)
+        await first.act(live, 0, "roll", 0)
+        await bus.settle()
+        assert '"seq":1' in await next_event(mine)
+        assert bus.published == [] and first.broadcaster.alone(live.id)
+
+        there = await second.load(live.id)
+        assert there is not None and there.seq == 1
+        await bus.settle()
+        assert bus.kinds("second", live.id) == ["holding"]
+        answer = {"origin": "first", "kind": "holding", "reply": True, "seq": 1}
+        assert bus.published[-1][2] == answer
+        assert not first.broadcaster.alone(live.id) and not second.broadcaster.alone(live.id)
+        await first.act(live, 0, state_move(live.game.state), 1)
+        await bus.settle()
+        assert there.seq == live.seq == 2 and there.game.state == live.game.state
+
+        second.unload(live.id)  # (as `forget_idle` does): the next news is answered
+        await first.act(live, 1, "roll", 2)
+        await bus.settle()
+        assert bus.kinds("second", live.id) == ["holding", "dropped"]
+        assert first.broadcaster.alone(live.id)
+        await first.act(live, 1, state_move(live.game.state), 3)
+        await bus.settle()
+        assert bus.kinds("first", live.id) == ["holding", "event", "event"]
+        told = [mine.get_nowait() for _ in range(mine.qsize())]
+        assert [text for text in told if '"type":"event"' in text][-1].count('"seq":4') == 1
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)
+
+
+def test_a_move_made_before_the_holder_heard_of_the_loading_is_caught_up_from_its_answer() -> None:
+    """The holder may commit a move after the loading process read the store and before it
+    hears the announcement (a slow bus): that move is not told, but the answer carries the
+    game's seq, and the loading process catches up from the store and tells its table."""
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
+        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        await first.act(live, 0, "roll", 0)
+        bus.late = []  # the announcement is on its way
+        there = await second.load(live.id)
+        assert there is not None and there.seq == 1
+        watcher = second.broadcaster.subscribe(there)
+        await first.act(live, 0, state_move(live.game.state), 1)
+        assert bus.kinds("first", live.id) == []  # (nobody known to hold it: not told)
+        await bus.release()
+        assert bus.kinds("first", live.id) == ["holding"]
+        assert there.seq == live.seq == 2 and there.game.state == live.game.state
+        assert '"seq":2' in await next_event(watcher)
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)
+
+
+def test_two_processes_that_load_a_game_at_once_learn_of_each_other() -> None:
+    async def scenario() -> None:
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
+        made, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        first.unload(made.id)
+        bus.late = []  # both announcements cross on the bus
+        here, there = await asyncio.gather(first.load(made.id), second.load(made.id))
+        assert here is not None and there is not None
+        await bus.release()
+        assert not first.broadcaster.alone(made.id) and not second.broadcaster.alone(made.id)
+        await first.act(here, 0, "roll", 0)
+        await bus.settle()
+        assert there.seq == 1
+        await second.act(there, 0, state_move(there.game.state), 1)
+        await bus.settle()
+        assert here.seq == there.seq == 2 and here.game.state == there.game.state
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)
+
+
+def test_after_the_bus_was_away_every_game_held_is_announced_again() -> None:
+    """An announcement lost (the bus was away): the holder tells the loading process nothing.
+    Once the bus is back, that process announces every game it holds again and catches up; the
+    holder answers, and tells it the game's moves from then on."""
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
+        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        bus.lose = 1
+        there = await second.load(live.id)
+        assert there is not None
+        await first.act(live, 0, "roll", 0)
+        await bus.settle()
+        assert there.seq == 0 and first.broadcaster.alone(live.id)
+        await bus.reconnects["second"]()
+        await bus.settle()
+        assert there.seq == live.seq == 1 and not first.broadcaster.alone(live.id)
+        await first.act(live, 0, state_move(live.game.state), 1)
+        await bus.settle()
+        assert there.seq == live.seq == 2 and there.game.state == live.game.state
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)
+
+
+def test_a_game_only_people_move_is_forgotten_where_nobody_watches_it() -> None:
+    """With two processes, a running game with neither a bot nor a turn clock has nothing for
+    a process to drive: where nobody watches it, it is forgotten (its people play it where they
+    are connected), though this process could hold its lease. A game with a clock is kept."""
+
+    async def scenario() -> None:
+        bus = ElsewhereBus()
+        bus.elsewhere = False
+        master = GameMaster(MemoryStore(), Broadcaster(bus), dice=SeededDice(3))
+        people, _ = await master.create("school", {"columns": 1}, HUMANS, None)
+        timed, _ = await master.create("school", {"columns": 1}, HUMANS, 60)
+        queue = master.broadcaster.subscribe(people)
+        assert master.upkeep.forget_idle() == 0  # watched here
+        master.broadcaster.unsubscribe(people, queue)
+        assert master.upkeep.forget_idle() == 1
+        assert people.id not in master.games and timed.id in master.games
+        again = await master.load(people.id)
+        assert again is not None and again.game.state == people.game.state
+        await master.close()
 
     run(scenario)

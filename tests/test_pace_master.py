@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from dicepoker.master import Broadcaster, GameMaster, LiveGame, MemoryStore, Refusal
+from dicepoker.master.bus import LocalBus
 from dicepoker.master.rematch import rematch_id
 from dicepoker.protocol import REACTIONS, ErrorMessage, React, parse_client_message, server_message
 
@@ -99,11 +100,17 @@ def test_each_seat_s_connection_is_offered_its_own_seat_and_token() -> None:
     asyncio.run(scenario())
 
 
+class SharedLocalBus(LocalBus):
+    """A bus of one process among several (what it publishes goes nowhere by itself)."""
+
+    shared = True
+
+
 class Recorder(Broadcaster):
     """A broadcaster whose bus messages are kept (what the other processes would hear)."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(SharedLocalBus())
         self.published: list[tuple[str, dict[str, Any]]] = []
         recorded = self.published
 
@@ -122,12 +129,22 @@ def test_the_other_processes_offer_the_rematch_and_tell_reactions_to_their_own_t
         copy = await there.load(live.id)
         assert copy is not None and tokens[0]
         far = there.broadcaster.subscribe(copy, (0, tokens[0]))
+        assert isinstance(here.broadcaster, Recorder)
+        # Its news goes on the bus once another process is known to hold it: the copy's
+        # announcement (which the bus would bring) is answered with where the game is.
+        await here.react(live, 2, "good_game")
+        assert here.broadcaster.published == []  # (held here alone: nobody to tell)
+        await here.follow(live.id, {"kind": "holding", "origin": "there"})
         made, _ = await here.rematch(live)
         await here.react(live, 2, "good_game")
-        assert isinstance(here.broadcaster, Recorder)
-        kinds = [message["kind"] for _, message in here.broadcaster.published]
-        assert kinds == ["rematch", "reaction"]
-        for game_id, message in here.broadcaster.published:
+        published = here.broadcaster.published
+        kinds = [message["kind"] for game_id, message in published if game_id == live.id]
+        assert kinds == ["holding", "rematch", "reaction"]
+        answer = {"kind": "holding", "reply": True, "seq": live.seq}
+        assert published[0] == (live.id, answer)
+        # (The rematch was looked for in the store before it was made: announced as loaded.)
+        assert [p for p in published if p[0] != live.id] == [(made.id, {"kind": "holding"})]
+        for game_id, message in published:
             await there.follow(game_id, message)
         heard = _texts(far)
         assert heard[0] == {

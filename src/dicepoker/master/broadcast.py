@@ -3,9 +3,16 @@
 Subscribers are queues of JSON text (one per WebSocket connection); an event tells each what it
 changed in the view (`dicepoker.v2`) or the whole view (`dicepoker.v1`). A subscriber that cannot
 keep up skips ahead: what it has not read is replaced by `resync`, and it asks for a sync. The
-other processes hear of every committed event over the bus (`dicepoker.master.bus`), with the
-words this process's clients were told, so that they tell theirs the same without building the
-message again; what they do with it is the master's business (`GameMaster.follow`).
+other processes that hold the game hear of every committed event over the bus
+(`dicepoker.master.bus`), with the words this process's clients were told, so that they tell
+theirs the same without building the message again; what they do with it is the master's
+business (`GameMaster.follow`).
+
+A game's news goes on the bus only while another process holds the game too. A process says so
+when it loads a game (`announce`, before it reads the store), and those that hold the game
+answer with where they are; one that hears news of a game it does not hold answers that it
+dropped it (`heard`). With a proxy that sends every socket of a game to one process, most games
+are held by that process alone, and their moves wake no other process.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from dicepoker.master.store import StoredEvent
 from dicepoker.protocol import ReactionId
 
 QUEUE_SIZE = 256
+#: The kinds of bus message only a process that holds the game sends (to the others holding it).
+HOLDERS_NEWS = frozenset({"event", "held", "chances", "reaction", "rematch"})
 
 
 class Broadcaster:
@@ -29,6 +38,9 @@ class Broadcaster:
 
     def __init__(self, bus: Bus | None = None) -> None:
         self.bus: Bus = bus or LocalBus()
+        # The games this process holds (on a shared bus), each with the other processes known
+        # to hold it too: what their announcements, answers and news said.
+        self._holders: dict[str, set[str]] = {}
 
     @property
     def shared(self) -> bool:
@@ -53,6 +65,73 @@ class Broadcaster:
     async def peers_gone(self) -> bool:
         """Whether another process serving these games stopped since the last call."""
         return await self.bus.peers_gone()
+
+    # --- who else holds a game ---------------------------------------------------------------
+
+    def hold(self, game_id: str) -> None:
+        """This process made the game: no other process holds it yet."""
+        if self.bus.shared:
+            self._holders.setdefault(game_id, set())
+
+    async def announce(self, game_id: str) -> None:
+        """This process is loading the game (said before it reads the store): the processes
+        that hold it answer with where they are, and tell this one its news from now on."""
+        if self.bus.shared:
+            self._holders.setdefault(game_id, set())
+            await self.bus.publish(game_id, {"kind": "holding"})
+
+    def forget(self, game_id: str) -> None:
+        """This process no longer holds the game (the others learn it at their next news)."""
+        self._holders.pop(game_id, None)
+
+    def alone(self, game_id: str) -> bool:
+        """Whether this process holds the game and no other process is known to: its news
+        goes to nobody else. A game not held here is never alone (its news may matter to any)."""
+        if not self.bus.shared:
+            return True
+        others = self._holders.get(game_id)
+        return others is not None and not others
+
+    def heard(self, game_id: str, message: dict[str, Any]) -> str | None:
+        """Note what another process's `message` says of who holds `game_id`, and answer the
+        kind of message to send back: `holding` (to an announcement, or to news from a holder
+        not known till now: it may have made moves while it did not know of this process),
+        `dropped` (news of a game not held here: its sender stops sending it), or None."""
+        origin, kind = message.get("origin"), message.get("kind")
+        if not isinstance(origin, str):
+            return None
+        others = self._holders.get(game_id)
+        if kind == "dropped":
+            if others is not None:
+                others.discard(origin)
+            return None
+        if kind == "holding":
+            if others is None:
+                return None  # an announcement: for the processes that hold the game to answer
+            others.add(origin)
+            return None if message.get("reply") else "holding"
+        if kind not in HOLDERS_NEWS:
+            return None  # (a released lease, a closed game: sent by any process, to all)
+        if others is None:
+            return "dropped"
+        new = origin not in others
+        others.add(origin)
+        return "holding" if new else None
+
+    async def answer(self, game_id: str, kind: str, seq: int | None) -> None:
+        """Send back what `heard` said to: `holding` with the game's `seq` here (None: still
+        loading it), so that a process behind it catches up, or `dropped`."""
+        message: dict[str, Any] = {"kind": kind}
+        if kind == "holding":
+            message["reply"] = True
+            if seq is not None:
+                message["seq"] = seq
+        await self.bus.publish(game_id, message)
+
+    async def _tell(self, game_id: str, message: dict[str, Any]) -> None:
+        """Publish news of a game to the other processes that hold it, if any may."""
+        if not self.alone(game_id):
+            await self.bus.publish(game_id, message)
 
     # --- this process's subscribers ----------------------------------------------------------
 
@@ -92,8 +171,9 @@ class Broadcaster:
 
     async def committed(self, live: LiveGame, stored: StoredEvent) -> None:
         """This process committed `stored` (the game is at it): tell everyone."""
-        if not (live.subscribers or self.bus.shared):
-            return  # nobody to tell (a game of bots only, in one process)
+        elsewhere = not self.alone(live.id)
+        if not (live.subscribers or elsewhere):
+            return  # nobody to tell (a game nobody watches, held by no other process)
         message: dict[str, Any] = {
             "kind": "event",
             "seq": stored.seq,
@@ -113,7 +193,8 @@ class Broadcaster:
             # in a game watched elsewhere) the view is built where it is watched: not here, and
             # not kept here for the next event (a view kept is tens of KiB a game).
             message["told"] = told
-        await self.bus.publish(live.id, message)
+        if elsewhere:
+            await self.bus.publish(live.id, message)
 
     def followed(self, live: LiveGame, stored: StoredEvent, told: str | None) -> None:
         """Another process committed `stored` (the game is at it now): tell our subscribers, in
@@ -139,7 +220,7 @@ class Broadcaster:
         told = messages.held(live).to_json()
         if live.subscribers:
             self.send(live, told)
-        await self.bus.publish(
+        await self._tell(
             live.id,
             {
                 "kind": "held",
@@ -159,16 +240,15 @@ class Broadcaster:
         told = message.to_json()
         if live.subscribers:
             self.send(live, told)
-        if self.bus.shared:
-            await self.bus.publish(
-                live.id,
-                {
-                    "kind": "chances",
-                    "seq": live.seq,
-                    "chances": message.win_probability,
-                    "told": told,
-                },
-            )
+        await self._tell(
+            live.id,
+            {
+                "kind": "chances",
+                "seq": live.seq,
+                "chances": message.win_probability,
+                "told": told,
+            },
+        )
 
     def followed_chances(self, live: LiveGame, message: dict[str, Any]) -> None:
         """Another process judged late the position the game is at: keep its chances and tell
@@ -187,22 +267,23 @@ class Broadcaster:
     async def seated(self, live: LiveGame) -> None:
         """This process seated someone: tell our subscribers and the other processes."""
         self.seats_changed(live)
-        await self.bus.publish(live.id, {"kind": "seats"})
+        await self._tell(live.id, {"kind": "seats"})
 
     async def abandoned(self, game_id: str) -> None:
         """This process closed `game_id` as abandoned: the other processes stop it too."""
-        await self.bus.publish(game_id, {"kind": "abandoned"})
+        await self._tell(game_id, {"kind": "abandoned"})
 
     async def seats_stored(self, game_id: str) -> None:
-        """The store's seats of `game_id` changed outside a master: every process reads them."""
-        await self.bus.publish(game_id, {"kind": "seats"})
+        """The store's seats of `game_id` changed outside a master: every process that holds
+        it reads them."""
+        await self._tell(game_id, {"kind": "seats"})
 
     # --- after and between turns (dicepoker.protocol.pace) -------------------------------------
 
     async def rematch(self, live: LiveGame, game_id: str) -> None:
         """This process made `game_id`, the rematch of `live`: offer it here and elsewhere."""
         self.offer_rematch(live, game_id)
-        await self.bus.publish(live.id, {"kind": "rematch", "game": game_id})
+        await self._tell(live.id, {"kind": "rematch", "game": game_id})
 
     def offer_rematch(self, live: LiveGame, game_id: str) -> None:
         """Offer the rematch to this process's subscribers: each seat's connection its own seat
@@ -216,7 +297,7 @@ class Broadcaster:
         """A seated player reacted: tell the table, here and in the other processes."""
         told = messages.reaction(seat, reaction).to_json()
         self.send(live, told)
-        await self.bus.publish(live.id, {"kind": "reaction", "told": told})
+        await self._tell(live.id, {"kind": "reaction", "told": told})
 
 
 def reply(queue: asyncio.Queue[str], text: str) -> None:

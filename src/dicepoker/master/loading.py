@@ -29,7 +29,6 @@ from dicepoker.dice import FixedDice
 from dicepoker.engine import Roll, parse_action
 from dicepoker.master import seats as seating
 from dicepoker.master.bus import LEASE_SECONDS
-from dicepoker.master.forecast import forget
 from dicepoker.master.live import LiveGame, Trail
 from dicepoker.master.refusal import Refusal
 from dicepoker.master.store import StoredEvent, StoredGame
@@ -266,24 +265,26 @@ class Upkeep:
 
     def forget_idle(self) -> int:
         """Forget the running games this process has no part in now: nobody watches them here,
-        another process holds their lease (it drives their bots and clocks), and nothing of
-        theirs is under way here. With two processes, the one that stopped driving a game kept
-        it, and every move of it, for nothing: a few hundred games' memory, and their moves
-        applied again, under load. A forgotten game is loaded again when it is asked for, when
-        its holder gives its lease back (`take_over`), or when its holder stops (`_leases`).
-        Answers how many were forgotten."""
+        nothing of theirs is under way here, and nothing here would move them: another process
+        holds their lease (it drives their bots and clocks), or they have neither (only their
+        people move them, from wherever they are watched). With two processes, the one that
+        stopped driving a game, or made it for people who play it elsewhere, kept it, and every
+        move of it, for nothing: a few hundred games' memory, their moves applied again, and
+        the other process telling it every move. A forgotten game is loaded again when it is
+        asked for, when its holder gives its lease back (`take_over`), or when its holder stops
+        (`_leases`). Answers how many were forgotten."""
         master = self.master
+        elsewhere = master.broadcaster.held_elsewhere
         idle = [
             live
             for live in master.games.values()
             if live.status == "running"
             and not live.subscribers
-            and master.broadcaster.held_elsewhere(live.id)
+            and (elsewhere(live.id) or not seating.moves_alone(live.seats, live.turn_seconds))
             and not master.busy(live)
         ]
         for live in idle:
-            master.games.pop(live.id, None)
-            forget(live.id)
+            master.unload(live.id)
         return len(idle)
 
     async def take_over(self, game_id: str) -> None:

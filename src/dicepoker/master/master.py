@@ -100,7 +100,7 @@ class GameMaster:
         """Close the games nobody played for too long; then, in the background, let the games
         that move alone go on (dicepoker.master.loading). Every other game is loaded when it
         is first asked for."""
-        await self.broadcaster.start(self.follow, self.catch_up_all)
+        await self.broadcaster.start(self.follow, self._reconnected)
         await self.upkeep.abandon_idle()
         self.upkeep.start()
 
@@ -110,6 +110,13 @@ class GameMaster:
         for watcher in self._watchers:
             await watcher.close()
         await self.broadcaster.close()
+
+    async def _reconnected(self) -> None:
+        """The bus was away a while: announce every game held here again (announcements and
+        answers may have been lost both ways), then catch up from the store."""
+        for game_id in list(self.games):
+            await self.broadcaster.announce(game_id)
+        await self.catch_up_all()
 
     def look(self, live: LiveGame) -> None:
         """Let every watcher look at the game (its bots, its clock)."""
@@ -189,6 +196,7 @@ class GameMaster:
         await (save or self.store.create_game)(stored)
         live = live_from(stored, [], self.now)
         self.games[live.id] = live
+        self.broadcaster.hold(live.id)
         await judge(self.forecast, live, self.broadcaster.chances, timely=self.timely)
         self.look(live)
         return live
@@ -246,6 +254,9 @@ class GameMaster:
                 live = self.games.get(game_id)
                 if live is not None:
                     return live
+                # Said before the store is read: a move another process commits after the read
+                # is then told here, or its seq comes with that process's answer.
+                await self.broadcaster.announce(game_id)
                 row = await self.store.game(game_id)
                 if row is None:
                     return None
@@ -254,6 +265,7 @@ class GameMaster:
         finally:
             if game_id not in self.games and not self._loading.busy(game_id):
                 self._early.pop(game_id, None)  # not found, or not read: nothing to apply them to
+                self.broadcaster.forget(game_id)
         if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
             # An event committed after our read was announced before the game was here.
             async with live.lock:
@@ -266,8 +278,15 @@ class GameMaster:
         """Forget a finished or abandoned game nobody here watches any more (it stays in the
         store)."""
         if live.status in ("finished", seating.ABANDONED) and not live.subscribers:
-            self.games.pop(live.id, None)
-            forget(live.id)  # nor wait for its forecast (that would keep it in memory)
+            self.unload(live.id)
+
+    def unload(self, game_id: str) -> None:
+        """Forget a game here (it stays in the store, and is loaded again when asked for): its
+        forecast is not waited for, and the other processes stop telling this one its news
+        once they hear that it dropped it."""
+        self.games.pop(game_id, None)
+        self.broadcaster.forget(game_id)
+        forget(game_id)
 
     def busy(self, live: LiveGame) -> bool:
         """Whether an intent (its lock), its loading or a watcher's work is under way here."""
@@ -404,7 +423,7 @@ class GameMaster:
             # game deleted meanwhile (`dicepoker admin delete-game`) is over: forgotten here,
             # its bots and clocks stop, and nothing of it is written again.
             if not await self._catch_up(live):
-                self.games.pop(live.id, None)
+                self.unload(live.id)
                 raise Refusal("game_over", "this game was deleted") from None
             if live.status == seating.ABANDONED:
                 raise abandoned_refusal() from None
@@ -487,15 +506,24 @@ class GameMaster:
     # --- other processes ---------------------------------------------------------------------
 
     async def follow(self, game_id: str, message: dict[str, Any]) -> None:
-        """Another process committed an event of (or seated someone in) `game_id`."""
+        """Another process committed an event of (or seated someone in, or holds) `game_id`."""
         live = self.games.get(game_id)
+        answer = self.broadcaster.heard(game_id, message)
+        if answer is not None:
+            await self.broadcaster.answer(game_id, answer, None if live is None else live.seq)
+        kind = message.get("kind")
+        if kind == "dropped":
+            return
         if live is None:
             if self._loading.reading(game_id):
                 self._early.setdefault(game_id, []).append(message)
-            elif message.get("kind") == "released":  # a game forgotten here goes on here
+            elif kind == "released":  # a game forgotten here goes on here
                 await self.upkeep.take_over(game_id)
             return
-        kind = message.get("kind")
+        if kind == "holding":
+            seq = message.get("seq")
+            if not isinstance(seq, int) or seq <= live.seq:
+                return  # (an announcement, answered above; or a holder no further on)
         if kind == "abandoned":
             await close_abandoned(self, game_id, self.now())
             return
@@ -538,7 +566,7 @@ class GameMaster:
                         await judge(self.forecast, live)
                     return
             if not await self._catch_up(live):
-                self.games.pop(live.id, None)  # deleted (`dicepoker admin delete-game`)
+                self.unload(live.id)  # deleted (`dicepoker admin delete-game`)
 
     def _followed_hold(self, live: LiveGame, message: dict[str, Any]) -> None:
         """Another process's player changed the dice they hold: news only at the same seq."""
