@@ -2,17 +2,18 @@
 
 One process needs neither (`LocalBus`). Several processes serving the same games tell each
 other over a shared bus (the web app's Redis bus, dicepoker.server.bus): every committed event
-is published on the game's channel, and every process that holds the game applies it and tells
-its own clients. The bus only *tells*; the store decides: an event exists once it is committed
-with the game's next `seq`, so a lost or late bus message can only delay a process, which then
-catches up from the store.
+of a game another process holds too is published on the game's channel, and every process that
+holds the game applies it and tells its own clients (who holds what: `Broadcaster.heard`).
+Messages carry their sender's `origin` (its `process_id`). The bus only *tells*; the store
+decides: an event exists once it is committed with the game's next `seq`, so a lost or late bus
+message can only delay a process, which then catches up from the store.
 
 Bots and turn clocks must act once, not once per process: a process drives a game's bots and
 clock only while it holds the game's lease (`claim`, renewed as it acts); when its holder
 dies the lease runs out and another process takes over. A process forgets a running game that
-nobody watches there while another process holds its lease; so that such a game still goes on
-when its holder dies, each process says it is alive on the bus, and when one stops saying so the
-others load the games that move alone (`peers_gone`).
+nobody watches there while another process holds its lease (or that only people move); so that
+such a game still goes on when its holder dies, each process says it is alive on the bus, and
+when one stops saying so the others load the games that move alone (`peers_gone`).
 """
 
 from __future__ import annotations

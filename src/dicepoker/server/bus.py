@@ -1,7 +1,8 @@
 """The Redis bus: several server processes on one PostgreSQL database tell each other of moves.
 
-Every committed event is published on the game's channel (`redis.asyncio` pub/sub), and every
-process that holds the game applies it and tells its own WebSocket clients. A process's messages
+Every committed event of a game another process holds too is published on the game's channel
+(`redis.asyncio` pub/sub), and every process that holds the game applies it and tells its own
+WebSocket clients. A process's messages
 go out through one writer, in order, what came meanwhile in one pipeline (a group commit ends
 the moves of many games at once: one write and one wake-up of Redis instead of one each); each
 process also hears its own messages back, and drops them by their first bytes unread. Leases
