@@ -20,7 +20,6 @@ holds nothing worth saving), and may run `nice`r than it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing
 import os
 import pickle
@@ -276,25 +275,12 @@ class ProcessPool:
         worker.process.join(1)
 
 
-def batch_scheduling() -> None:
-    """Put this process under Linux's `SCHED_BATCH` (its nice value kept): it gets the same
-    share of the CPU, but waking it does not preempt the process that woke it. A server wakes
-    its worker with every call it writes, and a worker that has slept a while is otherwise let
-    in at once, stopping the server's event loop, every game of it, for the worker's whole batch
-    of calls. Nothing where the policy is unknown (not Linux) or refused."""
-    policy = getattr(os, "SCHED_BATCH", None)
-    if policy is not None and hasattr(os, "sched_setscheduler"):
-        with contextlib.suppress(OSError):
-            os.sched_setscheduler(0, policy, os.sched_param(0))
-
-
 def _serve(pipe: Connection, parent: int, nice: int) -> None:
     """A worker's life: bound to `parent`, `nice`r than it, it answers calls until the pipe
     closes."""
     die_with_parent(parent, signal.SIGKILL)
     if nice:
         os.nice(nice)
-    batch_scheduling()
     while True:
         try:
             data = pipe.recv_bytes()
