@@ -506,3 +506,31 @@ def test_a_game_only_people_move_is_forgotten_where_nobody_watches_it() -> None:
         await master.close()
 
     run(scenario)
+
+
+def test_a_lost_announcement_is_made_again_when_the_sweep_finds_the_game_behind() -> None:
+    """The announcement of a loading process is lost (a publish that failed): the holder,
+    alone as far as it knows, tells it no move. At the second sweep that finds the game behind,
+    it is caught up and announced again; the holder answers, and tells it the next moves."""
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
+        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        bus.lose = 1
+        there = await second.load(live.id)
+        assert there is not None
+        await first.act(live, 0, "roll", 0)
+        await bus.settle()
+        assert first.broadcaster.alone(live.id) and there.seq == 0
+        assert await second.upkeep.heal_missed() == 0
+        assert await second.upkeep.heal_missed() == 1
+        await bus.settle()
+        assert there.seq == 1 and not first.broadcaster.alone(live.id)
+        await first.act(live, 0, state_move(live.game.state), 1)
+        await bus.settle()
+        assert there.seq == live.seq == 2 and there.game.state == live.game.state
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)

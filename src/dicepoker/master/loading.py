@@ -249,8 +249,9 @@ class Upkeep:
         at the last sweep: a move another process committed whose bus message never came (a
         publish that failed, a message this process could not apply). Such a game would
         otherwise wait for its next move, which the player to move here, never told, would not
-        make. Behind at one sweep is normal (a message on its way); behind at two, missed.
-        Answers how many were caught up."""
+        make. Behind at one sweep is normal (a message on its way); behind at two, missed, and
+        the game is announced again, in case the holder never heard that this process holds it
+        (`Broadcaster.announce`). Answers how many were caught up."""
         master = self.master
         held = [live for live in master.games.values() if live.status == "running"]
         stored = await master.store.seqs([live.id for live in held]) if held else {}
@@ -261,6 +262,8 @@ class Upkeep:
         for live in missed:
             log.warning("game %s missed a move made in another process: caught up", live.id)
         await master.catch_up_all(missed)
+        for live in missed:  # (its announcement may be what was lost: the holders learn of it)
+            await master.broadcaster.announce(live.id)
         return len(missed)
 
     def forget_idle(self) -> int:
