@@ -259,6 +259,15 @@ class Broadcaster:
         if adopt_chances(live, live.seq, message) and live.subscribers:
             self.send(live, told)
 
+    def followed_hold(self, live: LiveGame, message: dict[str, Any]) -> None:
+        """Another process's player changed the dice they hold: keep them, and tell our
+        subscribers in its words (news only at the same seq)."""
+        seq, held, told = message.get("seq"), message.get("held"), message.get("told")
+        if seq != live.seq or not isinstance(held, list) or not isinstance(told, str):
+            return  # an event came between (it resets the selection), or not ours to read
+        live.held = (live.seq, tuple(int(position) for position in held))
+        self.send(live, told)
+
     def seats_changed(self, live: LiveGame) -> None:
         """The seats changed (learnt from the store): tell our subscribers."""
         if live.subscribers:

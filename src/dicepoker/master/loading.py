@@ -30,7 +30,6 @@ from dicepoker.engine import Roll, parse_action
 from dicepoker.master import seats as seating
 from dicepoker.master.bus import LEASE_SECONDS
 from dicepoker.master.live import LiveGame, Trail
-from dicepoker.master.refusal import Refusal
 from dicepoker.master.store import StoredEvent, StoredGame
 from dicepoker.record import Game
 from dicepoker.rules import get_rules
@@ -96,10 +95,6 @@ RESUME_BATCH = 50
 RECORD_KEY = "abandoned"
 #: The longest wait between two sweeps of abandoned games.
 SWEEP_SECONDS = 60.0
-
-
-def abandoned_refusal() -> Refusal:
-    return Refusal("abandoned", "nobody played this game for too long: it was closed")
 
 
 def sweep_every(abandon_after: float) -> float:

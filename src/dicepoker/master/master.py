@@ -26,10 +26,8 @@ from typing import Any
 from dicepoker.dice import DiceSource, FixedDice, SecretDice
 from dicepoker.engine import (
     Action,
-    GameOverError,
     IllegalActionError,
     NotationError,
-    NotYourTurnError,
     parse_action,
     reason_key,
 )
@@ -40,16 +38,9 @@ from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
 from dicepoker.master.forecast import Forecast, Timeliness, adopt_chances, foresee, forget, judge
 from dicepoker.master.live import LiveGame, RecordingDice, utcnow
-from dicepoker.master.loading import (
-    Readers,
-    Upkeep,
-    abandoned_refusal,
-    close_abandoned,
-    live_from,
-    mark_abandoned,
-)
+from dicepoker.master.loading import Readers, Upkeep, close_abandoned, live_from, mark_abandoned
 from dicepoker.master.newgame import rules_with_clock
-from dicepoker.master.refusal import Refusal, waiting
+from dicepoker.master.refusal import Refusal, abandoned_refusal, waiting
 from dicepoker.master.rematch import rematch_id, rematch_seats
 from dicepoker.master.store import ConflictError, Store, StoredEvent, StoredGame
 from dicepoker.master.watcher import Watcher
@@ -465,7 +456,7 @@ class GameMaster:
         while True:
             state, seq = live.game.state, live.seq
             if turn is None:
-                refusal = _turn_refusal(live, seat)
+                refusal = seating.turn_refusal(live, seat)
                 if refusal is not None:
                     raise refusal
                 turn = state.turn
@@ -483,7 +474,7 @@ class GameMaster:
         (`waiting`, `game_over`, `not_your_turn`), the game is still at `seq` (`stale`), the
         turn has a roll to come after one already made (`bad_roll`) and the positions are
         distinct dice of the rules (`bad_move`)."""
-        refusal = _turn_refusal(live, seat) or self.expired(live)
+        refusal = seating.turn_refusal(live, seat) or self.expired(live)
         if refusal is not None:
             raise refusal
         if seq != live.seq:
@@ -541,7 +532,7 @@ class GameMaster:
                 self.broadcaster.offer_rematch(live, made)
             return
         if kind == "held":
-            self._followed_hold(live, message)
+            self.broadcaster.followed_hold(live, message)
             return
         if kind == "chances":
             self.broadcaster.followed_chances(live, message)
@@ -567,14 +558,6 @@ class GameMaster:
                     return
             if not await self._catch_up(live):
                 self.unload(live.id)  # deleted (`dicepoker admin delete-game`)
-
-    def _followed_hold(self, live: LiveGame, message: dict[str, Any]) -> None:
-        """Another process's player changed the dice they hold: news only at the same seq."""
-        seq, held, told = message.get("seq"), message.get("held"), message.get("told")
-        if seq != live.seq or not isinstance(held, list) or not isinstance(told, str):
-            return  # an event came between (it resets the selection), or not ours to read
-        live.held = (live.seq, tuple(int(position) for position in held))
-        self.broadcaster.send(live, told)
 
     def _replay(self, live: LiveGame, stored: StoredEvent, told: str | None = None) -> None:
         """Apply an event another process committed, and tell our subscribers."""
@@ -609,20 +592,3 @@ class GameMaster:
         for live in list(self.games.values()) if games is None else games:
             async with live.lock:
                 await self._catch_up(live)
-
-
-def _turn_refusal(live: LiveGame, seat: int) -> Refusal | None:
-    """Why `seat` may not act now, as the engine refuses any intent (None: it may)."""
-    state = live.game.state
-    if live.status == seating.ABANDONED:
-        return abandoned_refusal()
-    if live.status == "open":
-        return waiting()
-    problem: IllegalActionError
-    if state.finished:
-        problem = GameOverError("the game is over")
-    elif seat != state.seat:
-        problem = NotYourTurnError(f"it is {state.players[state.seat]}'s turn, not seat {seat}'s")
-    else:
-        return None
-    return Refusal(problem.code, problem.reason)

@@ -36,3 +36,7 @@ def _refusal(code: str, message: str, extra: dict[str, Any]) -> Refusal:
 def waiting() -> Refusal:
     """A game's seats are not all taken yet: nobody moves before it starts."""
     return Refusal("waiting", "the game starts when every seat is taken")
+
+
+def abandoned_refusal() -> Refusal:
+    return Refusal("abandoned", "nobody played this game for too long: it was closed")

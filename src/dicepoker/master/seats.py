@@ -13,10 +13,14 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dicepoker.bots import LEVELS
-from dicepoker.master.refusal import Refusal
+from dicepoker.engine import GameOverError, IllegalActionError, NotYourTurnError
+from dicepoker.master.refusal import Refusal, abandoned_refusal, waiting
+
+if TYPE_CHECKING:
+    from dicepoker.master.live import LiveGame
 
 DEFAULT_LEVEL = "greedy"
 #: A game nobody played for too long, closed (`dicepoker serve --abandon-after`): it is never
@@ -125,3 +129,20 @@ def seat_requests(
             seats.append({"kind": "human", "name": None})
             tokens.append(None)
     return seats, tokens
+
+
+def turn_refusal(live: LiveGame, seat: int) -> Refusal | None:
+    """Why `seat` may not act now, as the engine refuses any intent (None: it may)."""
+    state = live.game.state
+    if live.status == ABANDONED:
+        return abandoned_refusal()
+    if live.status == "open":
+        return waiting()
+    problem: IllegalActionError
+    if state.finished:
+        problem = GameOverError("the game is over")
+    elif seat != state.seat:
+        problem = NotYourTurnError(f"it is {state.players[state.seat]}'s turn, not seat {seat}'s")
+    else:
+        return None
+    return Refusal(problem.code, problem.reason)
