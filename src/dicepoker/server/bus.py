@@ -2,10 +2,10 @@
 
 Every committed event of a game another process holds too is published on the game's channel
 (`redis.asyncio` pub/sub), and every process that holds the game applies it and tells its own
-WebSocket clients. A process's messages
-go out through one writer, in order, what came meanwhile in one pipeline (a group commit ends
-the moves of many games at once: one write and one wake-up of Redis instead of one each); each
-process also hears its own messages back, and drops them by their first bytes unread. Leases
+WebSocket clients. A process's messages go out through one writer, in order, what came
+meanwhile in one pipeline (a group commit ends the moves of many games at once: one write and
+one wake-up of Redis instead of one each); each process also hears its own messages back, and
+drops them by their first bytes unread. Leases
 (who drives a game's bots and clock) are Redis keys with an expiry, renewed at an action once
 half a lease has passed since the last renewal; a lease another process holds is not asked for
 again before Redis said it would run out, unless its holder says it gave it back. The claims
