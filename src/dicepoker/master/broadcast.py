@@ -171,9 +171,12 @@ class Broadcaster:
 
     async def committed(self, live: LiveGame, stored: StoredEvent) -> None:
         """This process committed `stored` (the game is at it): tell everyone."""
-        elsewhere = not self.alone(live.id)
-        if not (live.subscribers or elsewhere):
-            return  # nobody to tell (a game nobody watches, held by no other process)
+        told: str | None = None
+        if live.subscribers:
+            told, whole = messages.event_words(live, stored, bool(live.whole_views))
+            self._send_event(live, told, whole)
+        if self.alone(live.id):
+            return  # no other process holds the game: nobody else to tell
         message: dict[str, Any] = {
             "kind": "event",
             "seq": stored.seq,
@@ -185,16 +188,13 @@ class Broadcaster:
             # (a forecast costs milliseconds of a worker).
             "chances": live.win_probability(),
         }
-        if live.subscribers:
-            told, whole = messages.event_words(live, stored, bool(live.whole_views))
-            self._send_event(live, told, whole)
+        if told is not None:
             # What our clients were told: the other processes tell theirs the same words
             # instead of building the view again. With nobody here (a bot's move, driven here,
             # in a game watched elsewhere) the view is built where it is watched: not here, and
             # not kept here for the next event (a view kept is tens of KiB a game).
             message["told"] = told
-        if elsewhere:
-            await self.bus.publish(live.id, message)
+        await self.bus.publish(live.id, message)
 
     def followed(self, live: LiveGame, stored: StoredEvent, told: str | None) -> None:
         """Another process committed `stored` (the game is at it now): tell our subscribers, in
