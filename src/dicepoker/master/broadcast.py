@@ -77,7 +77,7 @@ class Broadcaster:
         """This process is loading the game (said before it reads the store): the processes
         that hold it answer with where they are, and tell this one its news from now on."""
         if self.bus.shared:
-            self._holders.setdefault(game_id, set())
+            self.hold(game_id)
             await self.bus.publish(game_id, {"kind": "holding"})
 
     def forget(self, game_id: str) -> None:
