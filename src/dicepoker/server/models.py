@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -176,6 +177,16 @@ class GameResultRow(Base):
     come a moment later: null until then)."""
 
     __tablename__ = "game_results"
+    # The rows whose accuracy is not known yet (`Results.unknown`), a few among all (migration
+    # 0007).
+    __table_args__ = (
+        Index(
+            "ix_game_results_unknown",
+            "game_id",
+            sqlite_where=text("decisions IS NULL"),
+            postgresql_where=text("decisions IS NULL"),
+        ),
+    )
 
     game_id: Mapped[str] = mapped_column(
         ForeignKey("games.id", ondelete="CASCADE"), primary_key=True

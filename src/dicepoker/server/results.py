@@ -24,7 +24,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from sqlalchemy import exc, select
+from sqlalchemy import Select, exc, select
 
 from dicepoker.engine import breakdown, ranking
 from dicepoker.master import GameMaster, LiveGame
@@ -68,6 +68,15 @@ def seat_results(live: LiveGame) -> list[dict[str, Any]]:
             }
         )
     return results
+
+
+def unknown_query(game_id: str | None = None, limit: int | None = None) -> Select[str]:
+    """The games (or the one game) with account results whose accuracy is not known yet: read
+    through the partial index of those rows alone (migration 0007), not the whole table."""
+    query = select(GameResultRow.game_id).where(GameResultRow.decisions.is_(None))
+    if game_id is not None:
+        query = query.where(GameResultRow.game_id == game_id)
+    return query.distinct().limit(limit)
 
 
 class Results:
@@ -193,11 +202,8 @@ class Results:
 
     async def unknown(self, game_id: str | None = None, limit: int | None = None) -> list[str]:
         """Games (or the one game) with account results whose accuracy is not known yet."""
-        query = select(GameResultRow.game_id).where(GameResultRow.decisions.is_(None))
-        if game_id is not None:
-            query = query.where(GameResultRow.game_id == game_id)
         async with self.store.sessions() as session:
-            found = await session.scalars(query.distinct().limit(limit))
+            found = await session.scalars(unknown_query(game_id, limit))
             return list(found)
 
     async def accuracy(self, game_id: str) -> None:
