@@ -382,6 +382,55 @@ def test_a_bot_is_not_asked_when_the_engine_leaves_it_one_action() -> None:
     run(scenario)
 
 
+def test_a_bot_thinks_while_its_delay_runs_and_moves_only_after_it() -> None:
+    """The bot is asked at once, not once its delay is over (its thinking is hidden in the
+    delay), but its action waits for the delay; a driver that closes meanwhile drops the
+    thought (a thinker that has not answered is cancelled) and moves nothing."""
+
+    class Thinker:
+        def __init__(self, answers: bool) -> None:
+            self.answers = answers
+            self.asked = asyncio.Event()
+            self.answered = False
+            self.cancelled = False
+
+        async def choose(self, live: LiveGame, seat: int, state: GameState) -> Action:
+            self.asked.set()
+            try:
+                if not self.answers:
+                    await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                self.cancelled = True
+                raise
+            self.answered = True
+            return make_bot("greedy").choose(state)
+
+        def close(self) -> None:
+            return None
+
+    async def scenario(thinker: Thinker) -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(5))
+        seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}]
+        live, _ = await master.create("school", {"columns": 1}, seats, None)
+        while live.game.state.seat == 0:  # Ana's turn
+            await master.act(live, 0, str(make_bot("greedy").choose(live.game.state)), live.seq)
+        await master.act(live, 1, "roll", live.seq)  # the bot's turn, thrown: one to think on
+        seq = live.seq
+        driver = BotDriver(master, thinker, delay=3600)
+        driver.look(live)
+        await asyncio.wait_for(thinker.asked.wait(), timeout=30)
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert thinker.answered == thinker.answers
+        assert live.seq == seq  # thought (or thinking), but waits out its delay
+        await driver.close()
+        assert live.seq == seq and thinker.cancelled != thinker.answers
+        await master.close()
+
+    asyncio.run(scenario(Thinker(answers=True)))
+    asyncio.run(scenario(Thinker(answers=False)))
+
+
 def _compiled_features() -> bool:
     """In a bot worker: whether the School expert's features come from the compiled kernels."""
     import sys
