@@ -6,7 +6,7 @@ the few games of the last moments.
 
 Revision ID: 0007
 Revises: 0006
-Create Date: 2027-04-01
+Create Date: 2026-12-06
 """
 
 from __future__ import annotations
