@@ -5,35 +5,19 @@ on SQLite and PostgreSQL; the migration goes down and up again."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from daily_support import database_fixture
 from dicepoker.server.results import unknown_query
-from dicepoker.server.store import MIGRATIONS
 from dicepoker.server.store import database_url as async_url
-from live_server import fresh_postgres_database
+from test_fair_server import alembic_config
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "games.db")
-    else:
-        yield fresh_postgres_database()
-
-
-def _alembic(url: str) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url)
-    return config
+database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
 
 
 def _plan(url: str, game_id: str | None) -> str:
@@ -77,12 +61,12 @@ def _indexes(url: str) -> list[Any]:
 
 def test_unknown_accuracies_are_read_through_their_own_index(database: str) -> None:
     url = async_url(database)
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
     assert "ix_game_results_unknown" in _indexes(url)
     for game_id in (None, "g1"):
         assert "ix_game_results_unknown" in _plan(url, game_id)
-    command.downgrade(_alembic(url), "0006")
+    command.downgrade(alembic_config(url), "0006")
     assert "ix_game_results_unknown" not in _indexes(url)
     assert "ix_game_results_unknown" not in _plan(url, None)
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
     assert "ix_game_results_unknown" in _indexes(url)
