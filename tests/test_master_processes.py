@@ -2,7 +2,8 @@
 a bot another process drives is not started here; a game another process drives and nobody
 watches here is forgotten, and goes on here when that process stops; a move travels with its
 words only from where it is watched; two masters on one store agree and race safely; a game
-loaded while another process commits is at the events it replayed.
+loaded while another process commits is at the events it replayed; a game held with a process
+that stopped is this one's alone again.
 """
 
 from __future__ import annotations
@@ -67,9 +68,9 @@ class StoppedPeerBus(ElsewhereBus):
         super().__init__()
         self.gone = False
 
-    async def peers_gone(self) -> bool:
+    async def peers_gone(self) -> frozenset[str]:
         gone, self.gone = self.gone, False
-        return gone
+        return frozenset({"the stopped one"}) if gone else frozenset()
 
 
 async def next_event(queue: asyncio.Queue[str]) -> str:
@@ -162,6 +163,9 @@ class SharedBus:
         self.published: list[tuple[str, str, dict[str, Any]]] = []
         # While set, messages wait here instead of being delivered (a slow bus): `release`.
         self.late: list[tuple[str, str, dict[str, Any]]] | None = None
+        # The processes that stopped (each side is told so once, at its next `peers_gone`).
+        self.stopped: set[str] = set()
+        self.told_gone: dict[str, set[str]] = {}
 
     def deliver(self, sender: str, game_id: str, message: dict[str, Any]) -> None:
         for other, handler in self.handlers.items():
@@ -214,8 +218,11 @@ class SharedBus:
             def held_elsewhere(self, game_id: str) -> bool:
                 return False  # not known without asking
 
-            async def peers_gone(self) -> bool:
-                return False
+            async def peers_gone(self) -> frozenset[str]:
+                told = bus.told_gone.setdefault(name, set())
+                gone = frozenset(bus.stopped - told - {name})
+                told |= gone
+                return gone
 
         return Side()
 
@@ -403,6 +410,39 @@ def test_a_game_held_by_one_process_alone_is_not_told_to_the_bus() -> None:
         assert bus.kinds("first", live.id) == ["holding", "event", "event"]
         told = [mine.get_nowait() for _ in range(mine.qsize())]
         assert [text for text in told if '"type":"event"' in text][-1].count('"seq":4') == 1
+        for master in (first, second):
+            await master.close()
+
+    run(scenario)
+
+
+def test_the_games_a_stopped_process_held_too_are_this_ones_alone_again() -> None:
+    """Once a process that held a game with this one is known to have stopped (at a lease
+    sweep), the game is this process's alone again: its moves go on the bus no more, where
+    before they went on until the game was forgotten here."""
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        bus, first, second = await two_masters(store)
+        live, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        mine = first.broadcaster.subscribe(live)  # watched here: not forgotten at a sweep
+        other, _ = await first.create("school", {"columns": 1}, HUMANS, None)
+        first.broadcaster.subscribe(other)
+        there = await second.load(live.id)
+        await bus.settle()
+        assert there is not None and not first.broadcaster.alone(live.id)
+        assert first.broadcaster.alone(other.id)
+        await first.upkeep.sweep_leases()  # nobody has stopped: the game is still shared
+        assert not first.broadcaster.alone(live.id)
+
+        bus.stopped.add("second")
+        await first.upkeep.sweep_leases()
+        assert first.broadcaster.alone(live.id) and first.broadcaster.alone(other.id)
+        published = len(bus.published)
+        await first.act(live, 0, "roll", 0)
+        await bus.settle()
+        assert '"seq":1' in await next_event(mine)
+        assert bus.published[published:] == []  # nobody else to tell
         for master in (first, second):
             await master.close()
 

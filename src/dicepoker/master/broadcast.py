@@ -63,8 +63,15 @@ class Broadcaster:
         return self.bus.held_elsewhere(game_id)
 
     async def peers_gone(self) -> bool:
-        """Whether another process serving these games stopped since the last call."""
-        return await self.bus.peers_gone()
+        """Whether another process serving these games stopped since the last call. The games
+        it held with this process are this one's alone again: their news stops going on the bus
+        for a process that is no longer there (it would otherwise go on until each game is
+        forgotten here)."""
+        gone = await self.bus.peers_gone()
+        if gone:
+            for others in self._holders.values():
+                others -= gone
+        return bool(gone)
 
     # --- who else holds a game ---------------------------------------------------------------
 

@@ -51,9 +51,10 @@ class Bus(Protocol):
         """Whether another process surely holds the game's lease now, known without asking."""
         ...
 
-    async def peers_gone(self) -> bool:
-        """Whether a process that served these games stopped since the last call (its games
-        that move alone need a driver: the ones this process does not hold must be loaded)."""
+    async def peers_gone(self) -> frozenset[str]:
+        """The processes (their `process_id`) that served these games and stopped since the last
+        call; empty: none. Their games that move alone need a driver (the ones this process does
+        not hold must be loaded), and the games they held here need not tell them news."""
         ...
 
 
@@ -80,5 +81,5 @@ class LocalBus:
     def held_elsewhere(self, game_id: str) -> bool:
         return False
 
-    async def peers_gone(self) -> bool:
-        return False
+    async def peers_gone(self) -> frozenset[str]:
+        return frozenset()

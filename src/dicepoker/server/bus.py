@@ -256,10 +256,10 @@ class RedisBus:
             log.warning("redis lease for %d game(s) failed: %s", len(failed), failed[0])
         return [None if isinstance(answer, Exception) else int(answer) for answer in answers]
 
-    async def peers_gone(self) -> bool:
+    async def peers_gone(self) -> frozenset[str]:
         """Say this process is alive (a key that lasts two leases; the lease sweep sets it again
-        every half lease) and whether a process that said so at the last call no longer does
-        (it stopped: it deleted its key, or the key ran out)."""
+        every half lease) and name the processes that said so at the last call and no longer do
+        (they stopped: deleted their key, or it ran out)."""
         try:
             await self.client.set(ALIVE + self.process_id, b"1", px=2 * self.lease_ms)
             alive = {
@@ -268,9 +268,9 @@ class RedisBus:
             }
         except Exception as exc:  # Redis away: nobody is known gone (asked again next sweep)
             log.warning("redis: could not tell which processes are alive: %s", exc)
-            return False
+            return frozenset()
         alive.discard(self.process_id)
-        gone = bool(self._peers - alive)
+        gone = frozenset(self._peers - alive)
         self._peers = alive
         return gone
 
