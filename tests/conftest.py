@@ -1,5 +1,6 @@
-"""Fixtures shared by the modules that need a real server or a real browser.
+"""Fixtures shared by the test modules: a database of each kind, a real server, a real browser.
 
+Per test, on both kinds of database: a new SQLite file or PostgreSQL database (`database`).
 Module-scoped: one `dicepoker serve` process (bots instant) on its own SQLite file, one HTTP
 client kept open against it, and one Debian chromium per test module. Per test: two server
 processes on a fresh PostgreSQL database with Redis (`server_pair`).
@@ -8,12 +9,23 @@ processes on a fresh PostgreSQL database with Redis (`server_pair`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, Api
 from live_server import LiveServer, fresh_postgres_database, redis_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The database a test's store or server uses, each test on both kinds: a new SQLite file
+    (not made yet) in the test's folder, or a new database on the test PostgreSQL."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "games.db")
+    else:
+        yield fresh_postgres_database()
 
 
 @pytest.fixture(scope="module")

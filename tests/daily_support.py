@@ -7,17 +7,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from dicepoker.server.app import create_app
 from dicepoker.server.daily_store import DailyStore
 from dicepoker.server.services import Services
 from dicepoker.server.settings import Settings
-from live_server import fresh_postgres_database
 
 ORIGIN = {"origin": "http://testserver"}  # what a browser's page sends with a POST
 PASSWORD = "correct horse"
@@ -38,13 +35,6 @@ class Clock:
 
     def next_day(self) -> None:
         self.now = datetime.combine(self.now.date() + timedelta(days=1), START.timetz())
-
-
-def database_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "daily.db")
-    else:
-        yield fresh_postgres_database()
 
 
 def _settings(database: str) -> Settings:

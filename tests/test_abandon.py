@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 from websockets.exceptions import ConnectionClosed
@@ -27,21 +26,19 @@ from dicepoker.master.seats import new_token
 from dicepoker.protocol import CLOSE_ABANDONED
 from dicepoker.record import check_record, load_record
 from dicepoker.server.ratings import unrated_why
-from dicepoker.server.store import MIGRATIONS, ConflictError, Store, StoredEvent, StoredGame
+from dicepoker.server.store import (
+    ConflictError,
+    Store,
+    StoredEvent,
+    StoredGame,
+    alembic_config,
+)
 from dicepoker.server.store import database_url as async_url
 from live_server import LiveServer, fresh_postgres_database, redis_url
 from ws_client import Player
 
 HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
 HOUR = 3600.0
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "games.db")
-    else:
-        yield fresh_postgres_database()
 
 
 class Clock:
@@ -243,13 +240,6 @@ def test_the_store_closes_each_idle_game_once(database: str) -> None:
 # --- migration 0006 ------------------------------------------------------------------------------
 
 
-def _alembic(url: str) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url)
-    return config
-
-
 def _sql(url: str, statement: str, **params: Any) -> list[Any]:
     async def go() -> list[Any]:
         engine = create_async_engine(url)
@@ -265,7 +255,7 @@ def _sql(url: str, statement: str, **params: Any) -> list[Any]:
 
 def test_migration_0006_adds_the_last_persons_action_and_takes_it_away(database: str) -> None:
     url = async_url(database)
-    command.upgrade(_alembic(url), "0005")
+    command.upgrade(alembic_config(url), "0005")
     at = datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)
     _sql(
         url,
@@ -274,15 +264,15 @@ def test_migration_0006_adds_the_last_persons_action_and_takes_it_away(database:
         "false)",
         at=at,
     )
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
     [(human_at, updated_at)] = _sql(url, "SELECT human_at, updated_at FROM games")
     assert human_at == updated_at and human_at is not None
     _sql(url, "UPDATE games SET status = 'abandoned'")
-    command.downgrade(_alembic(url), "0005")
+    command.downgrade(alembic_config(url), "0005")
     assert _sql(url, "SELECT status FROM games") == [("running",)]
     with pytest.raises(Exception, match="human_at"):
         _sql(url, "SELECT human_at FROM games")
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
 
 
 # --- a real server ------------------------------------------------------------------------------

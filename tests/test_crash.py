@@ -17,30 +17,19 @@ import asyncio
 import json
 import os
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from dicepoker.record import replay
 from dicepoker.server.store import Store, StoredEvent
-from live_server import LiveServer, fresh_postgres_database
+from live_server import LiveServer
 
 KILLS = int(os.environ.get("DICEPOKER_CRASH_KILLS", "50"))  # per database: 100 in all
 GAMES = 4
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "crash.db")
-    else:
-        yield fresh_postgres_database()
 
 
 @dataclass

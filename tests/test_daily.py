@@ -23,7 +23,6 @@ from daily_support import (
     app_client,
     client_fixture,
     clock_fixture,
-    database_fixture,
     logged_in,
     ok,
     other_keeps,
@@ -47,7 +46,6 @@ from dicepoker.tui.i18n import Words
 from dicepoker.tui.table_state import TableState
 from dicepoker.tui.widgets.info import fair_dice_lines
 
-database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
 clock = pytest.fixture(clock_fixture, name="clock")
 client = pytest.fixture(client_fixture, name="client")
 

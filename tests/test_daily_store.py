@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -25,7 +24,6 @@ from daily_support import (
     Clock,
     app_client,
     clock_fixture,
-    database_fixture,
     ok,
     play,
     same_keeps,
@@ -35,10 +33,9 @@ from daily_support import (
 )
 from dicepoker.rules import variant_names
 from dicepoker.server.daily_store import DailyStore
-from dicepoker.server.store import MIGRATIONS, Store, database_url
+from dicepoker.server.store import Store, alembic_config, database_url
 from live_server import LiveServer
 
-database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
 clock = pytest.fixture(clock_fixture, name="clock")
 
 # --- several processes --------------------------------------------------------------------------
@@ -111,13 +108,6 @@ def test_only_one_claim_on_a_par_is_written(database: str) -> None:
 # --- the migration ------------------------------------------------------------------------------
 
 
-def _alembic(url: str) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url)
-    return config
-
-
 def _tables(url: str) -> dict[str, set[str]]:
     async def read() -> dict[str, set[str]]:
         engine = create_async_engine(url)
@@ -138,9 +128,9 @@ def _tables(url: str) -> dict[str, set[str]]:
 def test_migration_0004_adds_and_removes_the_daily_tables(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     url = database_url(str(path))
-    command.upgrade(_alembic(url), "0003")
+    command.upgrade(alembic_config(url), "0003")
     assert "daily" not in _tables(url) and "reveal_at" not in _tables(url)["games"]
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
     tables = _tables(url)
     assert {"seed", "commitment", "par", "par_claimed_at"} <= tables["daily"]
     assert {"game_id", "account_id", "name", "score"} <= tables["daily_games"]
@@ -156,11 +146,11 @@ def test_migration_0004_adds_and_removes_the_daily_tables(tmp_path: Path) -> Non
                 " VALUES (?, ?, ?, ?, ?)",
                 ("school", "2031-03-14", "2" * 64, "3" * 64, "2031-03-14 00:00:00"),
             )
-    command.downgrade(_alembic(url), "0003")
+    command.downgrade(alembic_config(url), "0003")
     tables = _tables(url)
     assert "daily" not in tables and "daily_games" not in tables and "accounts" in tables
     assert "reveal_at" not in tables["games"]
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
     assert json.dumps(sorted(_tables(url)))  # migrated again, readable
 
 

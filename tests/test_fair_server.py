@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 from alembic import command
-from alembic.config import Config
 from playwright.sync_api import Browser, expect
 from sqlalchemy import inspect
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -28,7 +27,7 @@ from dicepoker.fair import (
     verify_record,
 )
 from dicepoker.record import replay
-from dicepoker.server.store import MIGRATIONS, database_url
+from dicepoker.server.store import alembic_config, database_url
 from fair_support import rolls_in
 from live_server import LiveServer, fresh_postgres_database
 from ws_client import Player
@@ -192,13 +191,6 @@ def off_loop(function: Callable[..., T], *args: Any) -> T:
     the browser test keeps an event loop in this thread while its module fixture lives."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(function, *args).result()
-
-
-def alembic_config(url: str) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url)
-    return config
 
 
 def columns(url: str) -> set[str]:

@@ -19,13 +19,12 @@ from typing import Any
 
 import pytest
 from alembic import command
-from alembic.config import Config
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from daily_support import Seat, call, database_fixture, ok, services_of
+from daily_support import Seat, call, ok, services_of
 from dicepoker.advisor import advise
 from dicepoker.master.tasks import Recent
 from dicepoker.record import replay
@@ -44,10 +43,8 @@ from dicepoker.server.puzzles import (
     threshold,
 )
 from dicepoker.server.settings import Settings
-from dicepoker.server.store import MIGRATIONS, Store, database_url
+from dicepoker.server.store import Store, alembic_config, database_url
 from puzzle_support import BEST, BLUNDER, PEOPLE, blunder_game, store_game
-
-database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
 
 GAME = "blunder1"
 RULES = get_rules("yahtzee")
@@ -359,13 +356,6 @@ def test_a_game_played_to_its_end_gives_its_puzzle(tmp_path: Path) -> None:
 # --- the migration ------------------------------------------------------------------------------
 
 
-def _alembic(url: str) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url)
-    return config
-
-
 def _tables(url: str) -> set[str]:
     async def read() -> set[str]:
         from sqlalchemy import inspect
@@ -385,14 +375,14 @@ def _tables(url: str) -> set[str]:
 
 def test_migration_0005_adds_and_removes_the_puzzle_tables(tmp_path: Path) -> None:
     url = database_url(str(tmp_path / "old.db"))
-    command.upgrade(_alembic(url), "0004")
+    command.upgrade(alembic_config(url), "0004")
     assert not {"puzzles", "puzzle_harvests"} & _tables(url)
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
     assert {"puzzles", "puzzle_harvests"} <= _tables(url)
-    command.downgrade(_alembic(url), "0004")
+    command.downgrade(alembic_config(url), "0004")
     tables = _tables(url)
     assert not {"puzzles", "puzzle_harvests"} & tables and "daily" in tables
-    command.upgrade(_alembic(url), "head")
+    command.upgrade(alembic_config(url), "head")
 
     async def migrated() -> None:
         store = Store(url)

@@ -5,24 +5,12 @@ A restarted server continues every unfinished game from its event log, bots incl
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-import pytest
-
 from dicepoker.record import replay
-from live_server import LiveServer, fresh_postgres_database
+from live_server import LiveServer
 from ws_client import Player
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "games.db")
-    else:
-        yield fresh_postgres_database()
 
 
 def _has_seq(seq: int, message: dict[str, Any]) -> bool:
@@ -103,11 +91,9 @@ def test_restart_lets_bots_finish_their_games(database: str) -> None:
 
 def test_head_revision_is_alembics_head() -> None:
     """The start-up shortcut (no Alembic when the schema is current) reads the same head."""
-    from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    from dicepoker.server.store import MIGRATIONS, head_revision
+    from dicepoker.server.store import alembic_config, head_revision
 
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config = alembic_config("sqlite+aiosqlite://")
     assert head_revision() == ScriptDirectory.from_config(config).get_current_head()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -21,14 +20,6 @@ from dicepoker.server.store import (
     _advance_games,
 )
 from live_server import fresh_postgres_database
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "store.db")
-    else:
-        yield fresh_postgres_database()
 
 
 def _event(seq: int, action: str = "roll") -> StoredEvent:

@@ -7,17 +7,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
 from alembic import command
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from daily_support import database_fixture
 from dicepoker.server.results import unknown_query
+from dicepoker.server.store import alembic_config
 from dicepoker.server.store import database_url as async_url
-from test_fair_server import alembic_config
-
-database = pytest.fixture(database_fixture, params=["sqlite", "postgresql"], name="database")
 
 
 def _plan(url: str, game_id: str | None) -> str:

@@ -38,7 +38,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from dicepoker.server.models import Base
-from dicepoker.server.store import MIGRATIONS, Store, database_url, head_revision
+from dicepoker.server.store import Store, alembic_config, database_url, head_revision
 
 #: "DPKB" in a backup's SQLite header (`PRAGMA application_id`): what makes a file a backup.
 BACKUP_ID = 0x44504B42
@@ -151,16 +151,6 @@ def known_revision(revision: str, whose: str = "the backup's") -> None:
             f"{whose} schema ({revision}) is not one this dicepoker knows (its newest is "
             f"{head_revision()}): use the dicepoker version that made it, or a newer one"
         )
-
-
-def alembic_config(url: str) -> Any:
-    """Alembic's configuration for the server's migrations on `url` (an async driver's)."""
-    from alembic.config import Config
-
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    return config
 
 
 def _upgrade(url: str, revision: str) -> None:

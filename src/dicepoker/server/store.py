@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     TextClause,
@@ -47,7 +47,18 @@ from dicepoker.master.seats import ABANDONED, LIVE_STATUSES, moves_alone
 from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
 from dicepoker.server.models import EventRow, GamePlayerRow, GameRow, RecordRow, utcnow
 
-__all__ = ["ConflictError", "Store", "StoredEvent", "StoredGame", "create_database", "database_url"]
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+__all__ = [
+    "ConflictError",
+    "Store",
+    "StoredEvent",
+    "StoredGame",
+    "alembic_config",
+    "create_database",
+    "database_url",
+]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 # PostgreSQL connections kept open per process (a thousand live games keep about ten busy), and
@@ -63,6 +74,18 @@ SQLITE_BATCH = 256
 # Games whose seq one query reads (`seqs`): well within SQLite's and PostgreSQL's parameters.
 SEQS_AT_ONCE = 500
 _REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]+)?=\s*['\"]?(\w+)", re.MULTILINE)
+
+
+def alembic_config(url: str) -> Config:
+    """Alembic's configuration for the server's migrations on `url` (an async driver's; a `%`
+    in it, as in a percent-encoded password, is escaped from the configuration's own
+    interpolation). Alembic is imported only here: a start with a current schema needs none."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
 
 
 @functools.cache
@@ -310,12 +333,8 @@ class Store:
         if await self._schema_version() == head_revision():
             return  # the usual start: nothing to do, and no need to load Alembic
         from alembic import command
-        from alembic.config import Config
 
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        config.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
-        await asyncio.to_thread(command.upgrade, config, "head")
+        await asyncio.to_thread(command.upgrade, alembic_config(self.url), "head")
 
     async def _schema_version(self) -> str | None:
         try:
