@@ -472,14 +472,15 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
     run(scenario)
 
 
-def test_the_forecast_worker_yields_the_machine_to_the_server() -> None:
-    """The forecasts' worker runs nicer than the server (moves first on a busy machine), the bot
-    workers as nice as it; both answer."""
+def test_the_bot_and_forecast_workers_yield_the_machine_to_the_server() -> None:
+    """On a busy machine the people's moves come first: the bot workers run nicer than the
+    server (a bot thinks while its delay runs), and the forecasts' worker nicer still (it gives
+    way to the bots too); both answer."""
 
     async def scenario() -> None:
         from dicepoker.engine import new_game
         from dicepoker.rules import get_rules
-        from dicepoker.server.botpool import FORECAST_NICE, BotPool
+        from dicepoker.server.botpool import BOT_NICE, FORECAST_NICE, BotPool
 
         pool = BotPool(1)
         try:
@@ -490,8 +491,9 @@ def test_the_forecast_worker_yields_the_machine_to_the_server() -> None:
             mine = os.getpriority(os.PRIO_PROCESS, 0)
             (bots,) = pool._pool().pids
             (judge,) = pool._judge().pids
-            assert os.getpriority(os.PRIO_PROCESS, bots) == mine
+            assert os.getpriority(os.PRIO_PROCESS, bots) == min(mine + BOT_NICE, 19)
             assert os.getpriority(os.PRIO_PROCESS, judge) == min(mine + FORECAST_NICE, 19)
+            assert 0 < BOT_NICE < FORECAST_NICE
         finally:
             pool.close()
 

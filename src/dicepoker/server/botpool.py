@@ -26,12 +26,21 @@ T = TypeVar("T")
 
 # Bots kept in a worker: one per game seat that moved lately (the oldest are dropped).
 KEEP_BOTS = 4096
-# How much nicer than the server its forecast worker runs. On a busy machine the moves come
-# first: a forecast that waits is told later or not at all (the bars keep their values), a move
-# that waits is felt by every player. Measured (benchmarks/load.py, 1,000 games, 2 processes on
-# this 2-core machine): intent-to-broadcast p50 70 -> 25 ms, p99 about 550 -> 250 ms, with as
-# many positions judged (a third, on or after their event).
-FORECAST_NICE = 10
+# How much nicer than the server its bot workers run. A bot thinks while its delay runs
+# (dicepoker.master.driver): a decision that waits for the CPU is not seen as long as it comes
+# within the delay, while a person's move that waits is felt by every player of the game. On a
+# full machine the niced bots still get the CPU they need as long as the forecasts give way to
+# them (FORECAST_NICE); measured at 4,000 games on 2 processes (docs/deploy.md, "Niced bots, and
+# forecasts that give way to them"): p99 182-452 ms -> 70-86 ms, as many moves a second.
+BOT_NICE = 10
+# How much nicer than the server its forecast worker runs (the hints too): nicer than the bots.
+# On a busy machine the moves come first: a forecast that waits is told later or not at all (the
+# bars keep their values), a move that waits is felt by every player. Measured (benchmarks/
+# load.py, 1,000 games, 2 processes on this 2-core machine), nice 10 against 0: intent-to-
+# broadcast p50 70 -> 25 ms, p99 about 550 -> 250 ms, with as many positions judged (a third,
+# on or after their event). At the bots' nice it took the CPU they need on a full machine, and
+# they fell behind their delay (docs/deploy.md).
+FORECAST_NICE = 19
 # And its analysis worker: an analysis (a finished game's, for its puzzles and its players'
 # accuracy, or one a person asked for) is seconds of CPU that nobody waits for move by move.
 ANALYSIS_NICE = 10
@@ -108,7 +117,8 @@ def _advise(variant: str, options: str, fields: tuple[Any, ...]) -> dict[str, An
 
 class BotPool:
     """Bot decisions in `workers` processes (spawned, so nothing of the server is inherited),
-    and the win probability's forecasts in one more, started with the first forecast.
+    and the win probability's forecasts in one more, started with the first forecast; each pool
+    nicer than the server, the forecasts' the nicest (`BOT_NICE`, `FORECAST_NICE`).
 
     Each worker is bound to this process as it starts (SIGKILL when it dies: a worker holds
     nothing worth saving; server/workers.py). The kernel signals the death of the *thread* that
@@ -117,7 +127,7 @@ class BotPool:
     """
 
     def __init__(self, workers: int = 1) -> None:
-        self._bots = ProcessPool(workers)
+        self._bots = ProcessPool(workers, BOT_NICE)
         # The forecasts have a worker of their own: a move waits for its position's forecast,
         # and behind a queue of bot decisions (the expert's take milliseconds each) that wait
         # showed in every player's latency under load; the bots, in turn, never wait for them.
