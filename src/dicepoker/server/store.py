@@ -50,15 +50,7 @@ from dicepoker.server.models import EventRow, GamePlayerRow, GameRow, RecordRow,
 if TYPE_CHECKING:
     from alembic.config import Config
 
-__all__ = [
-    "ConflictError",
-    "Store",
-    "StoredEvent",
-    "StoredGame",
-    "alembic_config",
-    "create_database",
-    "database_url",
-]
+__all__ = ["ConflictError", "Store", "StoredEvent", "StoredGame", "create_database", "database_url"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 # PostgreSQL connections kept open per process (a thousand live games keep about ten busy), and
