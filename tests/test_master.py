@@ -493,7 +493,10 @@ def test_the_bot_and_forecast_workers_yield_the_machine_to_the_server() -> None:
             (judge,) = pool._judge().pids
             assert os.getpriority(os.PRIO_PROCESS, bots) == min(mine + BOT_NICE, 19)
             assert os.getpriority(os.PRIO_PROCESS, judge) == min(mine + FORECAST_NICE, 19)
-            assert 0 < BOT_NICE < FORECAST_NICE
+            if mine + BOT_NICE < 19:  # room to be nicer still: the forecasts give way to the bots
+                assert os.getpriority(os.PRIO_PROCESS, judge) > os.getpriority(
+                    os.PRIO_PROCESS, bots
+                )
         finally:
             pool.close()
 
