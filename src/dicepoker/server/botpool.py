@@ -31,7 +31,8 @@ KEEP_BOTS = 4096
 # within the delay, while a person's move that waits is felt by every player of the game. On a
 # full machine the niced bots still get the CPU they need as long as the forecasts give way to
 # them (FORECAST_NICE); measured at 4,000 games on 2 processes (docs/deploy.md, "Niced bots, and
-# forecasts that give way to them"): p99 182-452 ms -> 70-86 ms, as many moves a second.
+# forecasts that give way to them"): p99 182-452 ms -> 70-86 ms, as many moves a second, on a
+# good hour; 113 ms on a slow one, where the bots fell behind their delay.
 BOT_NICE = 10
 # How much nicer than the server its forecast worker runs (the hints too): nicer than the bots.
 # On a busy machine the moves come first: a forecast that waits is told later or not at all (the
