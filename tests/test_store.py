@@ -10,15 +10,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
-from dicepoker.server.store import (
-    SQLITE_BATCH,
-    ConflictError,
-    Store,
-    StoredEvent,
-    StoredGame,
-    _advance_games,
-)
+from dicepoker.server.batch_sql import SQLITE_BATCH, advance_games
+from dicepoker.server.store import ConflictError, Store, StoredEvent, StoredGame
 from live_server import fresh_postgres_database
 
 
@@ -96,7 +91,7 @@ def test_more_games_at_once_than_one_sqlite_batch_takes(tmp_path: Path) -> None:
             )
             for game_id in ids:
                 assert [e.seq for e in await store.events(game_id)] == [1, 2]
-            _advance_games.cache_clear()
+            advance_games.cache_clear()
             start = 0
             for count in range(1, 17):  # batches of 1 to 16 games: 5 statements (1 to 16 rows)
                 batch = ids[start : start + count]
@@ -104,7 +99,7 @@ def test_more_games_at_once_than_one_sqlite_batch_takes(tmp_path: Path) -> None:
                 await asyncio.gather(
                     *(store.append(game_id, 2, _event(3), "running") for game_id in batch)
                 )
-            assert _advance_games.cache_info().currsize == 5
+            assert advance_games.cache_info().currsize == 5
             for game_id in ids:
                 expected = [1, 2, 3] if game_id in ids[:start] else [1, 2]
                 assert [e.seq for e in await store.events(game_id)] == expected
@@ -174,6 +169,66 @@ def test_the_pool_hands_out_the_connection_used_last() -> None:
             )
             await store.append("g", 0, _event(1), "running")
             assert [await pid_of(store) for _ in range(4)] == [pids[-1]] * 4
+        finally:
+            await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_writer_keeps_one_connection_for_a_run_of_batches() -> None:
+    """On PostgreSQL the group commit's writer takes one connection for its whole run of
+    batches: a checkout from the pool and its return for each batch cost the server as much CPU
+    as the batch's statement. A batch that fails gives its connection up (it may be what failed),
+    and the next batch commits on a fresh one."""
+    database = fresh_postgres_database()
+
+    async def scenario() -> None:
+        store = Store(database)
+        await store.migrate()
+        checkouts: list[int] = []
+        invalidated: list[int] = []
+        sync_engine = store.commit_engine.sync_engine
+        event.listen(sync_engine, "checkout", lambda *_: checkouts.append(1))
+        event.listen(sync_engine, "invalidate", lambda *_: invalidated.append(1))
+        commits: list[float] = []
+        store.on_commit = commits.append
+        try:
+            ids = ["a", "b", "c", "d"]
+            for game_id in ids:
+                await store.create_game(
+                    StoredGame(id=game_id, variant="school", options={}, seats=[], status="running")
+                )
+            checkouts.clear()
+            # A game's next event waits for the batch before: five batches, one after another.
+            await asyncio.gather(
+                *(store.append(g, seq, _event(seq + 1), "running") for seq in range(5) for g in ids)
+            )
+            assert len(commits) == 5 and len(checkouts) == 1 and not invalidated
+            # ... where PostgreSQL planned its statement once, not for each batch.
+            async with store.commit_engine.connect() as connection:
+                plans = await connection.exec_driver_sql(
+                    "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                    " WHERE statement LIKE '%WITH batch AS%'"
+                    " AND statement NOT LIKE '%pg_prepared_statements%'"  # (this one)
+                )
+                assert [tuple(row) for row in plans] == [(5, 0)]
+            for game_id in ids:
+                assert [e.seq for e in await store.events(game_id)] == [1, 2, 3, 4, 5]
+
+            # A status too long for its column fails the whole first batch; game b's second try
+            # waits for the next batch, which commits on a fresh connection.
+            checkouts.clear()
+            results = await asyncio.gather(
+                store.append("a", 5, _event(6), "x" * 40),
+                store.append("b", 5, _event(6), "running"),
+                store.append("b", 5, _event(6), "running"),
+                return_exceptions=True,
+            )
+            assert isinstance(results[0], Exception) and isinstance(results[1], Exception)
+            assert results[2] is None
+            assert len(checkouts) == 2 and len(invalidated) == 1
+            assert [e.seq for e in await store.events("a")] == [1, 2, 3, 4, 5]
+            assert [e.seq for e in await store.events("b")] == [1, 2, 3, 4, 5, 6]
         finally:
             await store.close()
 

@@ -21,9 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
-    TextClause,
     and_,
-    bindparam,
     delete,
     event,
     exc,
@@ -36,6 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -45,6 +44,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from dicepoker.master.seats import ABANDONED, LIVE_STATUSES, moves_alone
 from dicepoker.master.store import ConflictError, StoredEvent, StoredGame
+from dicepoker.server.batch_sql import PG_BATCH, SQLITE_BATCH, advance_games, statement_size
 from dicepoker.server.models import EventRow, GamePlayerRow, GameRow, RecordRow, utcnow
 
 if TYPE_CHECKING:
@@ -58,11 +58,6 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 POOL_SIZE = 20
 POOL_OVERFLOW = 20
 IDLE_PING_SECONDS = 10.0
-#: The most games in one SQLite batch of the group commit: its statement is a compound SELECT of
-#: one term a game, and SQLite refuses one of more than 500 terms ("too many terms in compound
-#: SELECT"), which failed every move of a batch once over 500 games moved at once (found with
-#: benchmarks/memory.py at 1,200 games). PostgreSQL's batch is arrays: no such limit.
-SQLITE_BATCH = 256
 # Games whose seq one query reads (`seqs`): well within SQLite's and PostgreSQL's parameters.
 SEQS_AT_ONCE = 500
 _REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]+)?=\s*['\"]?(\w+)", re.MULTILINE)
@@ -107,62 +102,6 @@ async def create_database(url: str, name: str) -> str:
     finally:
         await engine.dispose()
     return base.set(database=name).render_as_string(hide_password=False)
-
-
-def _statement_size(count: int) -> int:
-    """The rows of the statement that commits `count` games on SQLite: the power of two at or
-    above it (the rows past `count` are NULL and match no game). Every size of statement is
-    compiled and kept by SQLAlchemy (its compiled cache, 500 statements), each as big as its
-    rows: one per batch size up to SQLITE_BATCH held 50-100 MiB in a server under load
-    (benchmarks/memory.py --trace); a power of two keeps 9 of them."""
-    size = 1
-    while size < count:
-        size *= 2
-    return size
-
-
-@functools.lru_cache(maxsize=16)
-def _advance_games(count: int) -> TextClause:
-    """`UPDATE games ... FROM (the batch) ... RETURNING id` for `count` games (SQLite 3.33+ and
-    PostgreSQL alike): each game's seq moves from `old` to `new` only if it is still `old`; a
-    row whose id is NULL moves nothing."""
-    rows = " UNION ALL ".join(
-        f"SELECT CAST(:id{n} AS VARCHAR(32)) AS id, CAST(:old{n} AS INTEGER) AS old, "
-        f"CAST(:new{n} AS INTEGER) AS new, CAST(:status{n} AS VARCHAR(16)) AS status, "
-        f"CAST(:person{n} AS INTEGER) AS person"
-        for n in range(count)
-    )
-    return text(
-        f"UPDATE games SET seq = batch.new, status = batch.status, updated_at = :now, "
-        f"human_at = CASE WHEN batch.person = 1 THEN :now ELSE games.human_at END "
-        f"FROM ({rows}) AS batch WHERE games.id = batch.id AND games.seq = batch.old "
-        f"AND games.status <> 'abandoned' RETURNING games.id"
-    ).bindparams(bindparam("now", type_=GameRow.__table__.c.updated_at.type))
-
-
-# PostgreSQL: a whole batch in one statement and one round trip (no BEGIN and COMMIT around it;
-# one statement is one transaction). The games still at their writer's seq move on and are named;
-# their events are inserted in the same statement. The same text for every batch size, so the
-# server prepares it once per connection.
-_PG_BATCH = """
-WITH batch AS (
-    SELECT * FROM unnest($1::varchar[], $2::int[], $3::int[], $4::varchar[], $5::int[],
-                         $6::varchar[], $7::text[], $8::bool[], $10::bool[])
-        AS b(id, old, new, status, seat, action, thrown, auto, person)
-), moved AS (
-    UPDATE games SET seq = batch.new, status = batch.status, updated_at = $9,
-                     human_at = CASE WHEN batch.person THEN $9 ELSE games.human_at END
-    FROM batch WHERE games.id = batch.id AND games.seq = batch.old
-                     AND games.status <> 'abandoned'
-    RETURNING games.id
-), added AS (
-    INSERT INTO events (game_id, seq, seat, action, thrown, auto, created_at)
-    SELECT batch.id, batch.new, batch.seat, batch.action, CAST(batch.thrown AS JSON),
-           batch.auto, $9
-    FROM batch JOIN moved ON moved.id = batch.id
-)
-SELECT id FROM moved
-"""
 
 
 def database_url(value: str) -> str:
@@ -304,6 +243,17 @@ class Store:
                 self.url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_use_lifo=True
             )
             event.listen(self.engine.sync_engine, "checkout", _idle_pinger(self.engine.dialect))
+        # The group commit's writer: on PostgreSQL a pool of its own, whose connections plan its
+        # one statement once (a generic plan; left to itself PostgreSQL planned it again for
+        # every batch, its arrays' sizes being known: 0.14 ms of its CPU a batch).
+        self.commit_engine = self.engine
+        if not self.is_sqlite:
+            generic = {"server_settings": {"plan_cache_mode": "force_generic_plan"}}
+            self.commit_engine = create_async_engine(
+                self.url, pool_size=1, max_overflow=1, connect_args=generic
+            )
+            pinger = _idle_pinger(self.commit_engine.dialect)
+            event.listen(self.commit_engine.sync_engine, "checkout", pinger)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # SQLite allows one writer at a time; queueing writers here is far cheaper than letting
         # them collide and wait in SQLite's busy handler.
@@ -338,6 +288,7 @@ class Store:
 
     async def close(self) -> None:
         await self.engine.dispose()
+        await self.commit_engine.dispose()
 
     async def ping(self) -> None:
         """A trivial query through the pool (the readiness probe); raises when the database
@@ -412,33 +363,46 @@ class Store:
         await future
 
     async def _write_pending(self) -> None:
-        while self._pending:
-            # One append per game a batch (a game's next append waits for the one before), and
-            # on SQLite at most SQLITE_BATCH games (the rest wait for the next batch, in order).
-            most = SQLITE_BATCH if self.is_sqlite else len(self._pending)
-            batch: list[_Append] = []
-            later: list[_Append] = []
-            games: set[str] = set()
-            for item in self._pending:
-                full = len(batch) >= most
-                (later if full or item.game_id in games else batch).append(item)
-                games.add(item.game_id)
-            self._pending = later
-            started = time.perf_counter()
-            try:
-                await self._write_batch(batch)
-            except Exception as exc:  # the whole transaction failed: tell every waiter
-                for item in batch:
-                    if not item.future.done():
-                        item.future.set_exception(exc)
-            else:
-                if self.on_commit is not None:
-                    self.on_commit(time.perf_counter() - started)
+        # PostgreSQL: one connection for the writer's whole run of batches. A checkout from the
+        # pool and its return for each batch cost the server as much CPU as the batch's
+        # statement (docs/deploy.md, "Capacity"). A failed batch lets it go: it may be what
+        # failed.
+        held: AsyncConnection | None = None
+        try:
+            while self._pending:
+                # One append per game a batch (a game's next append waits for the one before),
+                # and on SQLite at most SQLITE_BATCH games (the rest wait for the next batch).
+                most = SQLITE_BATCH if self.is_sqlite else len(self._pending)
+                batch: list[_Append] = []
+                later: list[_Append] = []
+                games: set[str] = set()
+                for item in self._pending:
+                    full = len(batch) >= most
+                    (later if full or item.game_id in games else batch).append(item)
+                    games.add(item.game_id)
+                self._pending = later
+                started = time.perf_counter()
+                try:
+                    if self.is_sqlite:
+                        await self._write_batch(batch)
+                    else:
+                        held = held or await self.commit_engine.connect()
+                        await self._write_batch_postgresql(batch, held)
+                except Exception as exc:  # the whole transaction failed: tell every waiter
+                    for item in batch:
+                        if not item.future.done():
+                            item.future.set_exception(exc)
+                    if held is not None:
+                        await held.invalidate()
+                        held = None
+                else:
+                    if self.on_commit is not None:
+                        self.on_commit(time.perf_counter() - started)
+        finally:
+            if held is not None:
+                await held.close()
 
     async def _write_batch(self, batch: list[_Append]) -> None:
-        if not self.is_sqlite:
-            await self._write_batch_postgresql(batch)
-            return
         now = utcnow()
         accepted: list[_Append] = []
         params: dict[str, Any] = {"now": now}
@@ -452,14 +416,14 @@ class Store:
                     f"person{n}": int(item.person),
                 }
             )
-        size = _statement_size(len(batch))
+        size = statement_size(len(batch))
         for n in range(len(batch), size):  # rows that match no game
             params.update({f"id{n}": None, f"old{n}": None, f"new{n}": None})
             params.update({f"status{n}": None, f"person{n}": None})
         async with self.writing(), self.engine.begin() as connection:
             # One statement moves every game of the batch that is still where its writer saw
             # it, and names them; a game that moved on meanwhile is left alone (a conflict).
-            result = await connection.execute(_advance_games(size), params)
+            result = await connection.execute(advance_games(size), params)
             moved = set(result.scalars())
             for item in batch:
                 if item.game_id in moved:
@@ -488,26 +452,25 @@ class Store:
             if not item.future.done():
                 item.future.set_result(None)
 
-    async def _write_batch_postgresql(self, batch: list[_Append]) -> None:
-        async with self.engine.connect() as connection:
-            raw = await connection.get_raw_connection()
-            driver: Any = raw.driver_connection  # asyncpg's, outside any transaction
-            rows = await driver.fetch(
-                _PG_BATCH,
-                [item.game_id for item in batch],
-                [item.expected_seq for item in batch],
-                [item.stored.seq for item in batch],
-                [item.status for item in batch],
-                [item.stored.seat for item in batch],
-                [item.stored.action for item in batch],
-                [
-                    None if item.stored.thrown is None else json.dumps(item.stored.thrown)
-                    for item in batch
-                ],
-                [item.stored.auto for item in batch],
-                utcnow(),
-                [item.person for item in batch],
-            )
+    async def _write_batch_postgresql(self, batch: list[_Append], held: AsyncConnection) -> None:
+        raw = await held.get_raw_connection()
+        driver: Any = raw.driver_connection  # asyncpg's, outside any transaction
+        rows = await driver.fetch(
+            PG_BATCH,
+            [item.game_id for item in batch],
+            [item.expected_seq for item in batch],
+            [item.stored.seq for item in batch],
+            [item.status for item in batch],
+            [item.stored.seat for item in batch],
+            [item.stored.action for item in batch],
+            [
+                None if item.stored.thrown is None else json.dumps(item.stored.thrown)
+                for item in batch
+            ],
+            [item.stored.auto for item in batch],
+            utcnow(),
+            [item.person for item in batch],
+        )
         moved = {row[0] for row in rows}
         for item in batch:
             if item.future.done():
