@@ -187,6 +187,27 @@ def solve_turn(
     )
 
 
+def turn_value(table: MoveTable, after: FloatArray, rerolls: int) -> float:
+    """`solve_turn(table, after, rerolls).turn_value()`, the same float operations without the
+    plan's tables: the value of the turn before its first roll, for the two-turn search, which
+    asks it of three sheets at the end of every turn and reads nothing else of their plans."""
+    space = rule_tables(table.state.rules).space
+    stop = (table.gain + after).max(axis=0)  # (hands, 2)
+    values = stop[:, 1]
+    best = stop
+    empty = space.empty_keep
+    for left in range(1, rerolls + 1):
+        expect = space.trans @ best  # (keeps, 2)
+        kept = expect[:, 0].copy()
+        kept[empty] = expect[empty, 1]  # throwing all five keeps the doubling
+        roll_best = kept[space.subkeeps].max(axis=1)
+        if left == rerolls:
+            values = np.maximum(values, roll_best)
+        else:
+            best = np.maximum(stop, roll_best[:, None])
+    return float(space.trans[empty] @ values)
+
+
 class Planner:
     """Plays a turn by the expectimax, with `after` valuing the sheet after each move.
 
@@ -234,8 +255,7 @@ class Planner:
             return 0.0
         mine = after._replace(seat=me, dice=(), rolls=0, thrown_all=False)
         table = MoveTable.build(mine)
-        rerolls = state.rules.rolls_per_turn - 1
-        return solve_turn(table, self.after_values(table), rerolls).turn_value()
+        return turn_value(table, self.after_values(table), state.rules.rolls_per_turn - 1)
 
     def cell_values(self, state: GameState) -> FloatArray:
         """Per move of the plan's table, the value of ending the turn with the dice of `state` by
@@ -312,4 +332,5 @@ __all__ = [
     "dice_space",
     "rule_tables",
     "solve_turn",
+    "turn_value",
 ]

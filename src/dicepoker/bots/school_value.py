@@ -115,15 +115,22 @@ class SchoolValue:
         )
 
     def after_values(self, table: MoveTable) -> FloatArray:
-        return self.after_parts(table)[0]
+        return self._after(table, points_too=False)[0]
 
     def after_parts(self, table: MoveTable) -> tuple[FloatArray, FloatArray | None]:
+        return self._after(table, points_too=True)
+
+    def _after(self, table: MoveTable, points_too: bool) -> tuple[FloatArray, FloatArray | None]:
+        """`after_parts`; without `points_too` the expected points are left out where they are
+        not the objective (the two-turn search reads the objective alone), which saves an array
+        of every (move, hand) a turn."""
         state = table.state
         rules = state.rules
         left = rules.cells - state.sheet.filled
         last = left <= 1  # the last move: nothing follows
         rivals = _rivals(state)
         duel = self.duel if rivals and not last else None
+        racing = self._racing(left, rivals)
         if last:
             points: FloatArray = np.zeros((len(table.moves), 1, 1))
         else:
@@ -132,11 +139,13 @@ class SchoolValue:
             values = self.model(x)
             if duel is not None:
                 values = values + duel.correction_of(lay, x)
+            if duel is not None and self.risk != 0 and not racing:
+                # Per distinct sheet, then spread over the moves (the same float operations).
+                safe: FloatArray = (values - self.risk * duel.spread_of(x))[where]
+                return safe, values[where] if points_too else None
             points = values[where]
         spread = self.spread
-        if spread is None or not self._racing(left, rivals):
-            if duel is not None and self.risk != 0:
-                return points - self.risk * duel.spread_of(x)[where], points
+        if spread is None or not racing:
             return points, None
         # Every sheet after a move has one turn fewer left than this one.
         var: FloatArray = np.zeros((1, 1, 1)) if last else spread[left - 1 : left] ** 2
