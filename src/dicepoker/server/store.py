@@ -393,14 +393,16 @@ class Store:
                         if not item.future.done():
                             item.future.set_exception(exc)
                     if held is not None:
-                        await held.invalidate()
+                        with contextlib.suppress(Exception):  # already broken: nothing to undo
+                            await held.invalidate()
                         held = None
                 else:
                     if self.on_commit is not None:
                         self.on_commit(time.perf_counter() - started)
         finally:
             if held is not None:
-                await held.close()
+                with contextlib.suppress(Exception):  # a broken one is the pool's to replace
+                    await held.close()
 
     async def _write_batch(self, batch: list[_Append]) -> None:
         now = utcnow()
