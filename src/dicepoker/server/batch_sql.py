@@ -50,7 +50,8 @@ def advance_games(count: int) -> TextClause:
 # PostgreSQL: a whole batch in one statement and one round trip (no BEGIN and COMMIT around it;
 # one statement is one transaction). The games still at their writer's seq move on and are named;
 # their events are inserted in the same statement. The same text for every batch size, so the
-# server prepares it once per connection.
+# server prepares it once per connection, and PostgreSQL plans it once there (the writer's
+# connections ask for its generic plan: `Store.commit_engine`).
 PG_BATCH = """
 WITH batch AS (
     SELECT * FROM unnest($1::varchar[], $2::int[], $3::int[], $4::varchar[], $5::int[],
