@@ -142,6 +142,15 @@ class TurnPlan:
         return float(space.trans[space.empty_keep] @ values)
 
 
+def kept_values(space: DiceSpace, best: FloatArray) -> FloatArray:
+    """Per keep: the average over the throws of the other dice of `best[hand, doubled]`, the
+    value of the hand they give; keeping nothing throws all five, so its hand is a doubled one."""
+    expect = space.trans @ best  # (keeps, 2)
+    kept: FloatArray = expect[:, 0].copy()
+    kept[space.empty_keep] = expect[space.empty_keep, 1]
+    return kept
+
+
 def solve_turn(
     table: MoveTable, after: FloatArray, rerolls: int, score_after: FloatArray | None = None
 ) -> TurnPlan:
@@ -154,14 +163,11 @@ def solve_turn(
     stop = np.take_along_axis(total, best_move[None], axis=0)[0]
     keep_value = np.zeros((rerolls + 1, len(space.keeps)), dtype=np.float64)
     best = stop
-    empty = space.empty_keep
     hands = np.arange(len(space.subkeeps))
     picks: list[IntArray] = [hands]  # per rolls left: the keep the plan would choose (unused at 0)
     rolls: list[BoolArray] = [np.zeros(len(hands), dtype=np.bool_)]  # ... and whether it rolls
     for left in range(1, rerolls + 1):
-        expect = space.trans @ best  # (keeps, 2)
-        values = expect[:, 0].copy()
-        values[empty] = expect[empty, 1]  # throwing all five keeps the doubling
+        values = kept_values(space, best)
         keep_value[left] = values
         options = values[space.subkeeps]
         pick = options.argmax(axis=1)
@@ -177,9 +183,7 @@ def solve_turn(
     score_keep = np.zeros_like(keep_value)
     score_best = score_stop
     for left in range(1, rerolls + 1):
-        expect = space.trans @ score_best
-        kept = expect[:, 0].copy()
-        kept[empty] = expect[empty, 1]
+        kept = kept_values(space, score_best)
         score_keep[left] = kept
         score_best = np.where(rolls[left], kept[picks[left]][:, None], score_stop)
     return TurnPlan(
@@ -195,17 +199,13 @@ def turn_value(table: MoveTable, after: FloatArray, rerolls: int) -> float:
     stop = (table.gain + after).max(axis=0)  # (hands, 2)
     values = stop[:, 1]
     best = stop
-    empty = space.empty_keep
     for left in range(1, rerolls + 1):
-        expect = space.trans @ best  # (keeps, 2)
-        kept = expect[:, 0].copy()
-        kept[empty] = expect[empty, 1]  # throwing all five keeps the doubling
-        roll_best = kept[space.subkeeps].max(axis=1)
+        roll_best = kept_values(space, best)[space.subkeeps].max(axis=1)
         if left == rerolls:
             values = np.maximum(values, roll_best)
         else:
             best = np.maximum(stop, roll_best[:, None])
-    return float(space.trans[empty] @ values)
+    return float(space.trans[space.empty_keep] @ values)
 
 
 class Planner:
@@ -330,6 +330,7 @@ __all__ = [
     "TurnPlan",
     "ZeroAfter",
     "dice_space",
+    "kept_values",
     "rule_tables",
     "solve_turn",
     "turn_value",
