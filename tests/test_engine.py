@@ -3,6 +3,7 @@ game, hashable states and the action notation."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 
@@ -29,6 +30,7 @@ from dicepoker.engine import (
     legal_actions,
     parse_action,
 )
+from dicepoker.rules import get_rules
 from support import (
     VARIANT_CASES,
     action_universe,
@@ -220,6 +222,18 @@ def test_state_is_hashable_and_equal_for_equal_histories() -> None:
     table = {one: "a", other: "b"}
     assert table[two] == "a"
     assert len({one, two, other}) == 2
+
+
+def test_rules_hash_as_they_compare() -> None:
+    """Rules are hashed by their variant and options (every view looks its rules up): equal
+    rules hash equal, and rules that differ only in a row are still told apart as keys."""
+    school = get_rules("school", {"columns": 3})
+    assert school is not get_rules("school", {"columns": 2})
+    assert hash(school) == hash(dataclasses.replace(school))
+    changed = dataclasses.replace(school, rows=school.rows[:-1])
+    assert changed != school
+    assert len({school: 1, changed: 2, dataclasses.replace(school): 3}) == 2
+    assert hash(get_rules("school", {"columns": 2})) != hash(school)
 
 
 def test_state_does_not_change_when_applying() -> None:

@@ -6,11 +6,22 @@ through the engine (dice thrown with `FixedDice`, read back with `preview`).
 
 from __future__ import annotations
 
+import random
 from itertools import combinations_with_replacement
 
 import pytest
 
-from dicepoker.engine import MoveError, apply, cell_moves, parse_action
+from dicepoker.dice import SeededDice
+from dicepoker.engine import (
+    MoveError,
+    apply,
+    cell_moves,
+    legal_actions,
+    new_game,
+    parse_action,
+    ranking,
+    totals,
+)
 from dicepoker.rules import get_rules
 from dicepoker.rules.combos import combo_value, face_counts
 from support import (
@@ -463,3 +474,18 @@ def test_every_hand_through_the_engine(variant: str) -> None:
             else:
                 assert preview_of is not None, (row, dice)
                 assert preview_of.points == expected, (row, dice)
+
+
+def test_a_ranking_from_the_totals_given_is_the_same() -> None:
+    """`ranking(state, scores)` (a view's, which has each seat's breakdown already) ranks as
+    `ranking(state)` does, and reads the totals it is given."""
+    rules = get_rules("school")
+    state = new_game(rules, ["A", "B", "C"])
+    assert [s.seat for s in ranking(state, [1, 3, 2])] == [1, 2, 0]
+    dice = SeededDice(5)
+    rng = random.Random(5)
+    for _ in range(200):
+        if state.finished:
+            break
+        assert ranking(state, totals(state)) == ranking(state)
+        state = apply(state, rng.choice(legal_actions(state)), dice)

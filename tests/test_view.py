@@ -14,8 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 from dicepoker.dice import SeededDice
-from dicepoker.engine import GameState, apply, claimed_stars, legal_actions, new_game
-from dicepoker.protocol import GameView, RulesView, SheetView
+from dicepoker.engine import GameState, apply, claimed_stars, legal_actions, new_game, preview
+from dicepoker.protocol import GameView, RulesView, SheetView, TurnView
 from dicepoker.record import replay
 from dicepoker.rules import VARIANTS, get_rules
 from dicepoker.view import ViewCache, game_view, rules_view
@@ -196,3 +196,30 @@ def test_equal_rows_and_stars_are_one_object_in_every_game() -> None:
         for sheet, was in zip(new, old, strict=True):
             for row, old_row in zip(sheet.rows, was.rows, strict=True):
                 assert (row is old_row) == (row == old_row)
+
+
+def test_a_legal_move_with_the_same_numbers_is_one_model_in_every_view() -> None:
+    """The legal moves' views are shared between views and games (and each written as JSON
+    once), and what each says is the engine's preview of that position, not another's."""
+    offered: dict[tuple[str, int, bool, int], Any] = {}
+    shared = 0
+    for seed in range(6):
+        for state in states("school", 2, seed=seed)[:120]:
+            turn = game_view(state).turn
+            if not isinstance(turn, TurnView):
+                continue
+            previews = preview(state)
+            assert [option.action for option in turn.legal] == [str(p.move) for p in previews]
+            for option, expected in zip(turn.legal, previews, strict=True):
+                assert (option.points, option.doubled, option.gain) == (
+                    expected.points,
+                    expected.doubled,
+                    expected.gain,
+                )
+                assert json.loads(option.to_json()) == option.model_dump(mode="json")
+                key = (option.action, option.points, option.doubled, option.gain)
+                if key in offered:
+                    assert offered[key] is option
+                    shared += 1
+                offered[key] = option
+    assert shared > 100

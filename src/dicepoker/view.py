@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from dicepoker.engine import (
     Action,
+    Breakdown,
     Cell,
     Forfeit,
     GameState,
@@ -64,6 +65,9 @@ SHARED_CELLS = 4096
 #: Distinct rows shared the same way: a server keeps every live game's sheets, and most of a
 #: game's rows are empty or filled as some other game's are.
 SHARED_ROWS = 16384
+
+#: Distinct legal moves' views shared the same way (a move, its points and its gain).
+SHARED_LEGAL = 4096
 
 #: A cell's values (`_shared_cell`'s key), None for an empty cell.
 CellKey = tuple[tuple[str, Any], ...] | None
@@ -127,10 +131,13 @@ def sheet_view(
     seat: int,
     sheet: Sheet | None = None,
     before: tuple[Sheet, SheetView] | None = None,
+    *,
+    parts: Breakdown | None = None,
 ) -> SheetView:
     """A player's sheet row by row, with stars, the legal cells highlighted by the caller.
     `before`: an earlier sheet of the same seat and its view, whose rows are reused where the
-    row's cells are the very same and its star says the same (a move changes one row)."""
+    row's cells are the very same and its star says the same (a move changes one row).
+    `parts`: the sheet's `sheet_breakdown`, when the caller has it already."""
     rules = state.rules
     sheet = state.sheets[seat] if sheet is None else sheet
     stars = {(s.kind, s.key): s for s in star_status(state, seat)} if rules.stars else {}
@@ -173,7 +180,8 @@ def sheet_view(
                 None if status is None else (status.status, status.value),
             )
         )
-    parts = sheet_breakdown(rules, sheet)
+    if parts is None:
+        parts = sheet_breakdown(rules, sheet)
     values: dict[str, Any] = {
         "rows": rows,
         "column_stars": [star("column", column) for column in range(columns)]
@@ -288,30 +296,39 @@ class ViewCache:
 
 
 def _sheet_view(
-    state: GameState, seat: int, sheet: Sheet, claimed: Any, cache: ViewCache | None, main: bool
+    state: GameState,
+    seat: int,
+    sheet: Sheet,
+    claimed: Any,
+    cache: ViewCache | None,
+    main: bool,
+    parts: Breakdown | None = None,
 ) -> SheetView:
     """`sheet_view`, reused from `cache` when its inputs are the same: the sheet shown, the seat's
     current sheet (its stars' status) and the stars claimed by anyone (a star one player earns
-    is struck for the others)."""
+    is struck for the others). `parts`: the sheet's breakdown, when the caller has it."""
     if cache is None:
-        return sheet_view(state, seat, sheet)
+        return sheet_view(state, seat, sheet, parts=parts)
     current = state.sheets[seat]
     old = cache.sheets.get((main, seat))
     if old is not None and old[0] is sheet and old[1] is current and old[2] == claimed:
         return old[3]
-    view = sheet_view(state, seat, sheet, (old[0], old[3]) if old is not None else None)
+    before = (old[0], old[3]) if old is not None else None
+    view = sheet_view(state, seat, sheet, before, parts=parts)
     cache.sheets[(main, seat)] = (sheet, current, claimed, view)
     return view
 
 
 def _sheets_part(state: GameState, cache: ViewCache | None) -> SheetsPart:
-    standings = ranking(state)
+    # Each seat's breakdown once, for its total, its place and its sheet's view.
+    parts = [breakdown(state, seat) for seat in range(len(state.players))]
+    standings = ranking(state, [part.total for part in parts])
     places = {standing.seat: standing.place for standing in standings}
     players = [
         PlayerView.build(
             seat=seat,
             name=name,
-            total=breakdown(state, seat).total,
+            total=parts[seat].total,
             place=places[seat],
             forfeited=seat in state.forfeited,
         )
@@ -332,7 +349,7 @@ def _sheets_part(state: GameState, cache: ViewCache | None) -> SheetsPart:
     return SheetsPart(
         players=players,
         sheets=[
-            _sheet_view(state, seat, finals[seat], claimed, cache, True)
+            _sheet_view(state, seat, finals[seat], claimed, cache, True, parts[seat])
             for seat in range(len(state.players))
         ],
         winner=winner(state),
@@ -378,18 +395,21 @@ def last_move_view(before: GameState, action: Action, *, auto: bool = False) -> 
     )
 
 
+@lru_cache(maxsize=SHARED_LEGAL)
+def _shared_legal(move: Move, points: int, doubled: bool, gain: int) -> LegalMoveView:
+    """The one view of a legal move with these points and gain, shared (like the cells') by
+    every view that offers it, and written as JSON once (`LegalMoveView.keeps_json`): a view
+    offers a few to some thirty, each built and written anew took a tenth of a view's cost."""
+    return LegalMoveView.build(
+        action=str(move), verb=move.verb, row=move.row, points=points, doubled=doubled, gain=gain
+    )
+
+
 def _turn_view(
     state: GameState, kept: Sequence[int] | None, held: Sequence[int] | None
 ) -> TurnView:
     legal = [
-        LegalMoveView.build(
-            action=str(option.move),
-            verb=option.move.verb,
-            row=option.move.row,
-            points=option.points,
-            doubled=option.doubled,
-            gain=option.gain,
-        )
+        _shared_legal(option.move, option.points, option.doubled, option.gain)
         for option in preview(state)
     ]
     values: dict[str, Any] = {

@@ -7,6 +7,7 @@ from dicepoker.engine.errors import Reason
 from dicepoker.engine.semantics import (
     joker_applies,
     joker_rows,
+    school_closable,
     school_refusal,
     score_refusal,
     yahtzee_face,
@@ -85,14 +86,16 @@ def cell_moves(state: GameState) -> tuple[Move, ...]:
     moves: list[Move] = []
     for index in open_rows:
         score, strike, zero = found.score[index], found.strike[index], found.zero[index]
-        if rules.rows[index].school:
-            # A closing or a zero, decided once for both.
-            score_refused, zero_refused = _school_refusals(state, index, counts)
-            if score_refused is None:
+        row = rules.rows[index]
+        if row.school:
+            # A closing or a zero, decided once for both (whether, not why: a refusal's words
+            # were a tenth of a view's legal moves).
+            closable = school_closable(rules, index, counts[row.combo.n], state.sheet.reserve)
+            if closable:
                 moves.append(score)
             if strike is not None:
                 moves.append(strike)
-            if zero is not None and zero_refused is None:
+            if zero is not None and not closable:
                 moves.append(zero)
             continue
         for move in (score, strike, zero):

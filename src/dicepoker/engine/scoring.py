@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dicepoker.engine.semantics import (
@@ -111,9 +112,11 @@ class Standing:
     forfeited: bool
 
 
-def ranking(state: GameState) -> list[Standing]:
-    """Players by place. Equal totals share a place, except where a tie-break or forfeit decided."""
-    scores = totals(state)
+def ranking(state: GameState, scores: Sequence[int] | None = None) -> list[Standing]:
+    """Players by place. Equal totals share a place, except where a tie-break or forfeit decided.
+    `scores`: the totals when the caller has them already (`totals(state)`)."""
+    if scores is None:
+        scores = totals(state)
 
     def key(seat: int) -> tuple[bool, bool, int]:
         return (seat not in state.forfeited, seat == state.winner, scores[seat])

@@ -169,10 +169,16 @@ def school_closing(rules: Rules, index: int, have: int) -> Closing:
     return Closing(have, _reserve_change(rules, index, have), have < reserve.target)
 
 
+def school_closable(rules: Rules, index: int, have: int, reserve: int) -> bool:
+    """Whether School row `index` can be closed with `have` dice of its face and `reserve` in
+    the reserve: it needs one die at least, and the reserve never goes below 0."""
+    return bool(have) and reserve + _reserve_change(rules, index, have) >= 0
+
+
 def school_refusal(rules: Rules, index: int, have: int, reserve: int) -> str | None:
     """Why School row `index` cannot be closed with `have` dice of its face and `reserve` in the
-    reserve, or None: it needs one die at least, and the reserve never goes below 0."""
-    if have and reserve + _reserve_change(rules, index, have) >= 0:
+    reserve (`school_closable`), or None when it can."""
+    if school_closable(rules, index, have, reserve):
         return None
     row = rules.rows[index]
     label = rules.face_labels[row.combo.n - 1]
@@ -203,6 +209,7 @@ __all__ = [
     "joker_rows",
     "joker_tiers",
     "positions_of",
+    "school_closable",
     "school_closing",
     "school_refusal",
     "score_cell",

@@ -169,6 +169,8 @@ class TieBreakView(Wire):
 class LegalMoveView(Wire):
     """A cell move allowed now, with what it would score (`points`) and add to the total."""
 
+    keeps_json = True  # one model for every view that offers the same move (`view.py`)
+
     action: str
     verb: Literal["score", "strike", "zero"]
     row: str
