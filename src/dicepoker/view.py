@@ -267,6 +267,8 @@ class SheetsPart(NamedTuple):
     winner: int | None
     ranking: list[int]
     tiebreak: TieBreakView | None
+    # Each seat's main-game breakdown (the totals' and the mover's preview's).
+    breakdowns: list[Breakdown]
 
 
 class ViewCache:
@@ -355,6 +357,7 @@ def _sheets_part(state: GameState, cache: ViewCache | None) -> SheetsPart:
         winner=winner(state),
         ranking=[standing.seat for standing in standings],
         tiebreak=tiebreak,
+        breakdowns=parts,
     )
 
 
@@ -406,11 +409,14 @@ def _shared_legal(move: Move, points: int, doubled: bool, gain: int) -> LegalMov
 
 
 def _turn_view(
-    state: GameState, kept: Sequence[int] | None, held: Sequence[int] | None
+    state: GameState, kept: Sequence[int] | None, held: Sequence[int] | None, part: SheetsPart
 ) -> TurnView:
+    # The mover's breakdown is the sheet part's while the mover plays the main game's sheet.
+    seat = state.seat
+    before = part.breakdowns[seat] if state.final_sheets[seat] is state.sheet else None
     legal = [
         _shared_legal(option.move, option.points, option.doubled, option.gain)
-        for option in preview(state)
+        for option in preview(state, before)
     ]
     values: dict[str, Any] = {
         "seat": state.seat,
@@ -456,7 +462,7 @@ def game_view(
     if part.tiebreak is not None:
         values["tiebreak"] = part.tiebreak
     if not state.finished:
-        values["turn"] = _turn_view(state, kept, held)
+        values["turn"] = _turn_view(state, kept, held, part)
     if last_moves is not None:
         values["last_moves"] = list(last_moves)
     return GameView.build(**values)

@@ -28,10 +28,12 @@ class MovePreview:
     joker: bool
 
 
-def preview(state: GameState) -> list[MovePreview]:
-    """Every legal cell move with what it would score now, in sheet order."""
+def preview(state: GameState, before: Breakdown | None = None) -> list[MovePreview]:
+    """Every legal cell move with what it would score now, in sheet order. `before`: the
+    mover's sheet's `sheet_breakdown`, when the caller has it already (a view does)."""
     rules = state.rules
-    before = sheet_breakdown(rules, state.sheet)
+    if before is None:
+        before = sheet_breakdown(rules, state.sheet)
     out: list[MovePreview] = []
     moves = cell_moves(state)
     if not moves:
