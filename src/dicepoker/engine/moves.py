@@ -50,24 +50,17 @@ def refusal(
         if not row.school:
             text = f"only School rows take a zero; {row.id} is not one"
             return Reason("no_zero", text, row=row.id, variant=rules.variant)
-        return _school_refusals(state, index, counts)[1]
+        # A zero only where the row cannot be closed with these dice and the reserve.
+        if not school_closable(rules, index, counts[row.combo.n], state.sheet.reserve):
+            return None
+        text = f"row {row.id} can be closed with these dice, so it cannot take a zero"
+        return Reason("zero_closable", text, row=row.id, variant=rules.variant)
     if row.school:
-        return _school_refusals(state, index, counts)[0]
+        return school_refusal(rules, index, counts[row.combo.n], state.sheet.reserve)
     if joker is not None and index not in joker:
         allowed = ", ".join(rules.rows[i].id for i in sorted(joker))
         return Reason("joker", f"forced Joker: this Yahtzee must go in {allowed}")
     return score_refusal(rules, index, counts)
-
-
-def _school_refusals(state: GameState, index: int, counts: Counts) -> tuple[str | None, str | None]:
-    """Why closing School row `index` is refused now, and why a zero there is: a zero is allowed
-    only when the row cannot be closed with these dice and the reserve."""
-    row = state.rules.rows[index]
-    reason = school_refusal(state.rules, index, counts[row.combo.n], state.sheet.reserve)
-    if reason is None:
-        text = f"row {row.id} can be closed with these dice, so it cannot take a zero"
-        return None, Reason("zero_closable", text, row=row.id, variant=state.rules.variant)
-    return reason, None
 
 
 def cell_moves(state: GameState) -> tuple[Move, ...]:
