@@ -406,6 +406,9 @@ async function importRecord(submit) {
 
 /** Draw the page's seats and options in its words, with the server's variants and levels. */
 async function setUp() {
+  // First, before anything is awaited: a file chosen while the catalog and the variants load
+  // would otherwise never show its name (a browser test chose one in that moment once).
+  $("#import-file", HTMLInputElement).addEventListener("change", showChosenFile);
   await loadCatalog();
   for (const die of document.querySelectorAll(".hero-dice .die")) if (die instanceof HTMLElement) paintFace(die, Number(die.dataset.face), null);
   const name = savedName();
@@ -448,7 +451,6 @@ async function setUp() {
     clockSeconds.dataset.touched = "1";
   });
   $("#add-seat").addEventListener("click", addSeat);
-  $("#import-file", HTMLInputElement).addEventListener("change", showChosenFile);
   setupTabs();
 }
 
