@@ -21,6 +21,7 @@ from dicepoker.engine import (
     positions_of,
     school_closing,
     school_refusal,
+    scorable,
     score_cell,
     score_refusal,
     upper_bonus_gain,
@@ -292,6 +293,15 @@ def test_score_refusal() -> None:
     assert score_refusal(SCHOOL, SCHOOL.row_index["sum"], hand) is None
     assert score_refusal(YAHTZEE, YAHTZEE.row_index["full_house"], hand) is None
     assert score_cell(YAHTZEE, YAHTZEE.row_index["full_house"], hand, thrown_all=True).points == 0
+    # `scorable` (what the legal moves read) says whether, as the refusal does, for every row.
+    for rules in (SCHOOL, YAHTZEE):
+        for index, row in enumerate(rules.rows):
+            if not row.school:
+                for dice in ((1, 2, 3, 4, 6), (2, 2, 3, 3, 3), (5, 5, 5, 5, 5)):
+                    made = counts(*dice)
+                    allowed = score_refusal(rules, index, made) is None
+                    assert scorable(rules, index, made) is allowed
+    assert not scorable(SCHOOL, SCHOOL.row_index["pair"], hand)
 
 
 # --- positions of a multiset -------------------------------------------------------------------

@@ -5,25 +5,35 @@ each star is worth."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
 import pytest
 
+from dicepoker.dice import SeededDice
 from dicepoker.engine import (
     Bonus,
     Cell,
+    GameState,
     Mark,
     Sheet,
+    apply,
+    broken_stars,
+    claimed_stars,
+    column_star_broken,
     column_star_key,
     column_star_open,
     column_star_value,
     earned_stars,
     keeps_column_star,
     keeps_row_star,
+    legal_actions,
+    new_game,
     row_star_broken,
     row_star_key,
     row_star_open,
     row_star_value,
+    star_status,
     stars_at_stake,
 )
 from dicepoker.rules import get_rules
@@ -226,3 +236,70 @@ def test_one_move_earns_a_row_star_and_a_column_star_row_first() -> None:
         Bonus("combination_row", "pair", 12),
         Bonus("column", 0, 12),
     )
+
+
+# --- the shortcuts, against the definitions, on played sheets ---------------------------------
+
+
+def _played(columns: int, players: int, seed: int) -> list[GameState]:
+    """Every position of a seeded random School game: a stroke or a zero one move in four when
+    another move is legal, so that some stars stay in reach to the last cell."""
+    rules = get_rules("school", {"columns": columns})
+    rng, dice = random.Random(seed), SeededDice(seed)
+    state = new_game(rules, [f"P{n}" for n in range(players)])
+    out = [state]
+    while not state.finished:
+        actions = legal_actions(state)
+        kept = [a for a in actions if getattr(a, "verb", None) not in ("strike", "zero")]
+        state = apply(state, rng.choice(kept if kept and rng.random() < 0.75 else actions), dice)
+        out.append(state)
+    return out
+
+
+@pytest.mark.parametrize(("columns", "players", "seed"), [(3, 2, 1), (1, 3, 2), (2, 4, 3)])
+def test_the_one_pass_over_a_sheet_agrees_with_each_row_and_column(
+    columns: int, players: int, seed: int
+) -> None:
+    """`broken_stars` (what a sheet's view reads) names exactly the rows and columns that
+    `row_star_broken` and `column_star_broken` say are broken, and `stars_at_stake` puts a column
+    star at stake exactly where every other row is past the column."""
+    broken_seen = stake_seen = 0
+    for state in _played(columns, players, seed):
+        rules = state.rules
+        claimed = claimed_stars(state)
+        for sheet_ in state.sheets:
+            rows, cols = broken_stars(rules, sheet_)
+            assert rows == {r for r in range(len(rules.rows)) if row_star_broken(rules, sheet_, r)}
+            assert cols == {c for c in range(columns) if column_star_broken(rules, sheet_, c)}
+            broken_seen += len(rows) + len(cols)
+            for index, fill in enumerate(sheet_.row_fill):
+                if fill == columns:
+                    continue
+                others = [f for r, f in enumerate(sheet_.row_fill) if r != index]
+                last = all(f > fill for f in others)
+                row_key, column_key = stars_at_stake(rules, sheet_, index, claimed)
+                stake_seen += (row_key is not None) + last
+                if column_key is not None:
+                    assert last
+                elif last and column_star_open(rules, sheet_, fill, claimed):
+                    raise AssertionError(f"column {fill} at stake for row {index}, not found")
+        for seat in range(players):
+            struck = {(s.kind, s.key) for s in star_status(state, seat) if s.status == "struck"}
+            assert {("column", c) for c in broken_stars(rules, state.sheets[seat])[1]} <= struck
+    # (the games broke stars, and reached last cells of rows and columns)
+    assert broken_seen and stake_seen
+
+
+def test_a_stroke_or_a_zero_earns_nothing_even_with_a_star_at_stake() -> None:
+    """A stroke or a zero in the last cell of a row and of a column earns neither star."""
+    rules = get_rules("school", {"columns": 1})
+    cells: list[Cell | None] = [CLOSED if row.school else score(10) for row in rules.rows]
+    ones = rules.row_index["ones"]
+    pair = rules.row_index["pair"]
+    for index, cell in ((pair, STRIKE), (ones, ZERO)):
+        nearly = list(cells)
+        nearly[index] = None
+        fills = tuple(0 if r == index else 1 for r in range(len(rules.rows)))
+        sheet_ = Sheet(tuple(nearly), fills, filled=len(rules.rows) - 1)
+        assert stars_at_stake(rules, sheet_, index, NOBODY) != (None, None)
+        assert earned_stars(rules, sheet_, index, cell, NOBODY) == ()

@@ -9,6 +9,7 @@ from dicepoker.engine.semantics import (
     joker_rows,
     school_closable,
     school_refusal,
+    scorable,
     score_refusal,
     yahtzee_face,
 )
@@ -91,9 +92,13 @@ def cell_moves(state: GameState) -> tuple[Move, ...]:
             if zero is not None and not closable:
                 moves.append(zero)
             continue
-        for move in (score, strike, zero):
-            if move is not None and refusal(state, move, counts, joker) is None:
-                moves.append(move)
+        # A combination row: whether, not why, again (the words of "not made" were most of
+        # its refusals); `refusal` says the same of each move.
+        if (joker is None or index in joker) and scorable(rules, index, counts):
+            moves.append(score)
+        if strike is not None:  # (a row that may not be struck has none)
+            moves.append(strike)
+        # (only a School row has a zero)
     return tuple(moves)
 
 

@@ -41,7 +41,8 @@ def preview(state: GameState, before: Breakdown | None = None) -> list[MovePrevi
     counts = dice_counts(state)
     legal = (counts, joker_choice(state, counts))
     claimed = claimed_stars(state) if rules.stars is not None else None
-    return [_previewed(state, move, legal, before, claimed) for move in moves]
+    base = before.total  # (a property: summed once, not for each move)
+    return [_previewed(state, move, legal, before, claimed, base) for move in moves]
 
 
 def preview_move(state: GameState, move: Move) -> MovePreview | None:
@@ -61,6 +62,7 @@ def _previewed(
     legal: tuple[Counts, frozenset[int] | None],
     before: Breakdown,
     claimed: dict[StarKey, int] | None = None,
+    base: int | None = None,
 ) -> MovePreview:
     rules = state.rules
     w = written(state, move, legal, claimed)
@@ -72,7 +74,7 @@ def _previewed(
         move=move,
         points=cell.points,
         doubled=cell.doubled,
-        gain=total - before.total,
+        gain=total - (before.total if base is None else base),
         reserve=w.reserve,
         stars=w.earned,
         joker=cell.joker,

@@ -89,7 +89,7 @@ def total_after(
     upper = before.upper_bonus
     if rules.upper_bonus and index in upper_rows(rules):
         upper += upper_bonus_gain(rules, upper_total(rules, sheet), cell.points)
-    stars = before.stars + sum(star.value for star in earned)
+    stars = before.stars + sum(star.value for star in earned) if earned else before.stars
     bonuses = stars + upper + yahtzee_bonus
     return before.cells + cell.points + bonuses + reserve - zero_penalty(rules) * zeros
 

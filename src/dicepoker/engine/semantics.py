@@ -28,11 +28,17 @@ from dicepoker.rules.model import Rules
 # --- a combination cell ------------------------------------------------------------------------
 
 
+def scorable(rules: Rules, index: int, counts: Counts) -> bool:
+    """Whether `score ROW` is allowed in combination row `index` with these dice (the forced
+    Joker aside): unless the dice do not make the row and the rules refuse unmade rows."""
+    return rules.unmade_scores_zero or combo_value(rules.rows[index].combo, counts) is not None
+
+
 def score_refusal(rules: Rules, index: int, counts: Counts) -> str | None:
     """Why `score ROW` is refused in combination row `index` with these dice, or None: only where
     the dice do not make the row and the rules refuse unmade rows (School)."""
     row = rules.rows[index]
-    if not rules.unmade_scores_zero and combo_value(row.combo, counts) is None:
+    if not scorable(rules, index, counts):
         if row.strike:
             text = f"the dice do not make {row.id} (strike it instead)"
             return Reason("not_made_strike", text, row=row.id, variant=rules.variant)
@@ -212,6 +218,7 @@ __all__ = [
     "school_closable",
     "school_closing",
     "school_refusal",
+    "scorable",
     "score_cell",
     "score_refusal",
     "upper_bonus_gain",
