@@ -159,9 +159,9 @@ def sheet_view(
         start = index * columns
         kind = "school_row" if row.school else "combination_row"
         status = stars.get((kind, row.id)) if row.star else None
-        if old_cells is not None and all(
-            cells[at] is old_cells[at] for at in range(start, start + columns)
-        ):
+        end = start + columns
+        # (the tuples compare each pair of cells by identity first: the same objects, or equal)
+        if old_cells is not None and cells[start:end] == old_cells[start:end]:
             old = old_rows[index]
             shown = old.star
             if (status is None and shown is None) or (
@@ -176,7 +176,7 @@ def sheet_view(
                 row.id,
                 row.section,
                 row.school,
-                tuple(_cell_key(sheet, at, cells[at]) for at in range(start, start + columns)),
+                tuple(_cell_key(sheet, at, cells[at]) for at in range(start, end)),
                 None if status is None else (status.status, status.value),
             )
         )
