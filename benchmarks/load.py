@@ -24,7 +24,8 @@ own, and its bot and forecast workers'). `--metrics` adds each server's own hist
 measured period (the garbage collector's pauses by generation among them). `--affinity` connects
 every socket of a game to one process (the one a hash of the game's path picks, as
 deploy/nginx.conf's upstream for game sockets does) instead of crossing them, so that its events
-reach their players without crossing Redis.
+reach their players without crossing Redis. `--timeline` adds the latency second by second
+(`latency_by_second`: each second's deliveries, p50, p99 and max), to tell a stall from a tail.
 `--json` prints the same as one JSON object.
 
 The driver runs on uvloop and its sockets send no pings (a browser sends none), so that its own
@@ -66,12 +67,14 @@ COLUMNS = 3
 METRICS = False  # --metrics
 SUBPROTOCOL_USED = [SUBPROTOCOLS[0]]  # --subprotocol
 AFFINITY = [False]  # --affinity
+TIMELINE = [False]  # --timeline
 STAGGER = [0.0]  # --stagger
 
 
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    received: list[float] = field(default_factory=list)  # when each latency's event came
     sent: dict[tuple[str, int], float] = field(default_factory=dict)  # (game, seq) -> sent at
     moves: int = 0  # events seen by the first socket of each game (people and bots)
     per_game: dict[str, int] = field(default_factory=dict)  # the same, game by game
@@ -158,6 +161,7 @@ class Person:
                         sent = self.stats.sent.get((self.game_id, message["seq"]))
                         if sent is not None and sent >= self.stats.since and self.stats.measuring:
                             self.stats.latencies.append(now - sent)
+                            self.stats.received.append(now)
                         if self.counts and self.stats.measuring:
                             self.stats.moves += 1
                             self.stats.judged += "win_probability" in message
@@ -363,6 +367,7 @@ async def drive(
             harvested = [await harvests(client, server.url) for server in servers]
         stop.set()
         await asyncio.gather(*tasks, watch, return_exceptions=True)
+    timeline = by_second(stats.received, stats.latencies, start) if TIMELINE[0] else None
     latencies = sorted(stats.latencies)
     memory = [server.peak_memory_mb() for server in servers]
 
@@ -408,7 +413,27 @@ async def drive(
             "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),
             "max": round(max(stats.driver_lag) * 1000, 1),
         },
-    } | ({"server_side_ms": server_side, "puzzle_harvests": harvested} if METRICS else {})
+    } | (
+        ({"server_side_ms": server_side, "puzzle_harvests": harvested} if METRICS else {})
+        | ({"latency_by_second": timeline} if timeline is not None else {})
+    )
+
+
+def by_second(
+    received: list[float], latencies: list[float], start: float
+) -> list[list[float | int]]:
+    """The measured period second by second: [second, deliveries, p50, p99, max] (ms), by when
+    each event arrived, so that a stall (every delivery of a few seconds late) shows apart from
+    a tail spread over the whole period."""
+    seconds: dict[int, list[float]] = {}
+    for at, latency in zip(received, latencies, strict=True):
+        seconds.setdefault(int(at - start), []).append(latency * 1000)
+    out: list[list[float | int]] = []
+    for second in sorted(seconds):
+        got = sorted(seconds[second])
+        p50, p99 = got[len(got) // 2], got[min(len(got) - 1, int(0.99 * len(got)))]
+        out.append([second, len(got), round(p50, 1), round(p99, 1), round(got[-1], 1)])
+    return out
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -513,11 +538,17 @@ def main(argv: list[str] | None = None) -> None:
         "--logs",
         help="keep the servers' JSON logs (server-N.log, replaced) in this folder",
     )
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="add the latency second by second (deliveries, p50, p99, max) to the report",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     BOTS[:] = args.bots.split(",")
     SUBPROTOCOL_USED[0] = args.subprotocol
     AFFINITY[0] = args.affinity
+    TIMELINE[0] = args.timeline
     STAGGER[0] = args.stagger
     global METRICS
     METRICS = args.metrics

@@ -26,6 +26,13 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
             f"chances: {100 * report['events_with_chances'] / moves:.0f}% of the events came with "
             f"them, {100 * report['chances_after_the_event'] / moves:.0f}% had them after"
         )
+    timeline = report.get("latency_by_second")
+    if timeline:
+        worst = sorted(timeline, key=lambda second: second[4], reverse=True)[:5]
+        print(
+            "slowest seconds (second: deliveries, p50, p99, max ms): "
+            + ", ".join(f"{s}: {n}, {p50}, {p99}, {top}" for s, n, p50, p99, top in worst)
+        )
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
     if report["games_without_a_move"]:
         print(f"games that did not move while measured: {report['games_without_a_move']}")

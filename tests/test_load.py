@@ -55,7 +55,7 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         extra += ["--postgres", postgres_url(), "--redis", redis_url(), "--metrics"]
     if affinity:  # a game's sockets on one process, as deploy/nginx.conf routes them
         # (and the slots' first games started over a second, as a steady state's would be)
-        extra += ["--affinity", "--stagger", "1"]
+        extra += ["--affinity", "--stagger", "1", "--timeline"]
     report = _run(*extra)
     assert report["processes"] == processes
     assert report["affinity"] is affinity
@@ -94,6 +94,15 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
             assert 0 <= harvests["waiting"] <= 16 and harvests["skipped_total"] >= 0
     else:
         assert "server_side_ms" not in report
+    if affinity:  # the latency second by second: every delivery measured, in some second
+        timeline = report["latency_by_second"]
+        assert sum(n for _, n, *_ in timeline) == report["deliveries_measured"]
+        assert [s for s, *_ in timeline] == sorted({s for s, *_ in timeline})
+        assert all(0 <= s <= report["seconds"] + 1 for s, *_ in timeline)
+        assert all(0 <= p50 <= p99 <= top for _, _, p50, p99, top in timeline)
+        assert max(top for *_, top in timeline) == latency["max"]
+    else:
+        assert "latency_by_second" not in report
 
 
 def test_the_servers_warnings_and_errors_are_counted(
