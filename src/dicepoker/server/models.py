@@ -37,7 +37,9 @@ class Base(DeclarativeBase):
 
 class GameRow(Base):
     __tablename__ = "games"
-    # The sweep of abandoned games reads games by status and last person's action.
+    # The sweep of abandoned games reads games by status and last person's action; every read
+    # by status alone (the lobby's lists, the games to resume) through the same index, which
+    # starts with it (migration 0008).
     __table_args__ = (Index("ix_games_status_human_at", "status", "human_at"),)
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -45,7 +47,7 @@ class GameRow(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seats: Mapped[list[Any]] = mapped_column(JSON)  # [{kind, name, level, token_hash}]
     # open, running, finished, abandoned (nobody played it for too long: closed, migration 0006)
-    status: Mapped[str] = mapped_column(String(16), index=True)
+    status: Mapped[str] = mapped_column(String(16))
     seq: Mapped[int] = mapped_column(Integer, default=0)
     turn_seconds: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -74,7 +76,8 @@ class EventRow(Base):
     __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_events_game_seq"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # (read by game through the unique index on (game_id, seq), which starts with it)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     seq: Mapped[int] = mapped_column(Integer)
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(String(64))
@@ -162,7 +165,8 @@ class RatingChangeRow(Base):
     account_id: Mapped[int] = mapped_column(
         ForeignKey("accounts.id", ondelete="CASCADE"), index=True
     )
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # (read by game through the unique index on (game_id, seq), which starts with it)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     pool: Mapped[str] = mapped_column(String(40))
     mu_before: Mapped[float] = mapped_column(Float)
     sigma_before: Mapped[float] = mapped_column(Float)
@@ -268,7 +272,8 @@ class PuzzleRow(Base):
     )
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    # (read by game through the unique index on (game_id, seq), which starts with it)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     preset: Mapped[str] = mapped_column(String(32))
     pool: Mapped[str] = mapped_column(String(40))
     variant: Mapped[str] = mapped_column(String(32))
