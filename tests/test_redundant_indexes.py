@@ -95,3 +95,24 @@ def test_a_games_events_are_read_and_deleted_through_the_one_index(database: str
     command.upgrade(alembic_config(url), "head")
     assert "ix_events_game_id" not in _indexes(url, "events")
     assert "ix_games_status" not in _indexes(url, "games")
+
+
+def test_the_models_declare_the_indexes_the_migrations_make(tmp_path: Any) -> None:
+    """The tables' indexes in the models (`server/models.py`) are those the migrations make:
+    nothing to add or drop in either direction (Alembic's comparison, indexes only)."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+    from sqlalchemy import create_engine
+
+    from dicepoker.server.models import Base
+
+    url = async_url(str(tmp_path / "games.db"))
+    command.upgrade(alembic_config(url), "head")
+    engine = create_engine(url.replace("+aiosqlite", ""))
+    try:
+        with engine.connect() as connection:
+            diffs = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    finally:
+        engine.dispose()
+    indexes = [diff for diff in diffs if diff[0] in ("add_index", "remove_index")]
+    assert not indexes, indexes

@@ -165,8 +165,7 @@ class RatingChangeRow(Base):
     account_id: Mapped[int] = mapped_column(
         ForeignKey("accounts.id", ondelete="CASCADE"), index=True
     )
-    # (read by game through the unique index on (game_id, seq), which starts with it)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     pool: Mapped[str] = mapped_column(String(40))
     mu_before: Mapped[float] = mapped_column(Float)
     sigma_before: Mapped[float] = mapped_column(Float)
@@ -272,8 +271,7 @@ class PuzzleRow(Base):
     )
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    # (read by game through the unique index on (game_id, seq), which starts with it)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     preset: Mapped[str] = mapped_column(String(32))
     pool: Mapped[str] = mapped_column(String(40))
     variant: Mapped[str] = mapped_column(String(32))
