@@ -41,8 +41,8 @@ def preview(state: GameState, before: Breakdown | None = None) -> list[MovePrevi
     counts = dice_counts(state)
     legal = (counts, joker_choice(state, counts))
     claimed = claimed_stars(state) if rules.stars is not None else None
-    base = before.total  # (a property: summed once, not for each move)
-    return [_previewed(state, move, legal, before, claimed, base) for move in moves]
+    base = before.total
+    return [_previewed(state, move, legal, before, base, claimed) for move in moves]
 
 
 def preview_move(state: GameState, move: Move) -> MovePreview | None:
@@ -53,7 +53,8 @@ def preview_move(state: GameState, move: Move) -> MovePreview | None:
         return None
     counts = dice_counts(state)
     legal = (counts, joker_choice(state, counts))
-    return _previewed(state, move, legal, sheet_breakdown(state.rules, state.sheet))
+    before = sheet_breakdown(state.rules, state.sheet)
+    return _previewed(state, move, legal, before, before.total)
 
 
 def _previewed(
@@ -61,9 +62,10 @@ def _previewed(
     move: Move,
     legal: tuple[Counts, frozenset[int] | None],
     before: Breakdown,
+    base: int,
     claimed: dict[StarKey, int] | None = None,
-    base: int | None = None,
 ) -> MovePreview:
+    # `base`: `before.total`, given (a property: summed once for all the moves of a position).
     rules = state.rules
     w = written(state, move, legal, claimed)
     cell = w.cell
@@ -74,7 +76,7 @@ def _previewed(
         move=move,
         points=cell.points,
         doubled=cell.doubled,
-        gain=total - (before.total if base is None else base),
+        gain=total - base,
         reserve=w.reserve,
         stars=w.earned,
         joker=cell.joker,
