@@ -24,8 +24,11 @@ own, and its bot and forecast workers'). `--metrics` adds each server's own hist
 measured period (the garbage collector's pauses by generation among them). `--affinity` connects
 every socket of a game to one process (the one a hash of the game's path picks, as
 deploy/nginx.conf's upstream for game sockets does) instead of crossing them, so that its events
-reach their players without crossing Redis. `--timeline` adds the latency second by second
-(`latency_by_second`: each second's deliveries, p50, p99 and max), to tell a stall from a tail.
+reach their players without crossing Redis. `--timeline` adds the measured period second by second
+(`latency_by_second`: each second's deliveries, p50, p99 and max, beside the driver's loop lag,
+the machine's busy and stolen shares, each server's CPU and its workers', and with `--metrics`
+each server's loop lag, collector's pauses and commits: load_timeline.py), to tell a stall from
+a tail and what a stall is made of.
 `--json` prints the same as one JSON object.
 
 The driver runs on uvloop and its sockets send no pings (a browser sends none), so that its own
@@ -62,6 +65,7 @@ from dicepoker.server.store import create_database
 from load_metrics import harvests, histograms, scrape
 from load_report import print_report
 from load_servers import Server, free_port, log_problems, start_server
+from load_timeline import Timeline, by_second, watch
 
 COLUMNS = 3
 METRICS = False  # --metrics
@@ -84,6 +88,7 @@ class Stats:
     games_running: set[str] = field(default_factory=set)  # games that ran the whole period
     under_way: set[str] = field(default_factory=set)  # games whose second seat has moved
     driver_lag: list[float] = field(default_factory=list)  # the driver's own event-loop delays
+    driver_lag_at: list[float] = field(default_factory=list)  # when each of them ended
     # Of the events the first socket of each game saw: those that came with the position's
     # chances, and the chances messages that followed an event told without them.
     judged: int = 0
@@ -293,7 +298,9 @@ async def _watch_lag(stats: Stats) -> None:
         before = time.perf_counter()
         await asyncio.sleep(0.01)
         if stats.measuring:
-            stats.driver_lag.append(time.perf_counter() - before - 0.01)
+            now = time.perf_counter()
+            stats.driver_lag.append(now - before - 0.01)
+            stats.driver_lag_at.append(now)
 
 
 async def drive(
@@ -350,7 +357,23 @@ async def drive(
         pids = " ".join(str(server.process.pid) for server in servers)
         print(f"measuring for {seconds} s (server pids {pids})", file=sys.stderr, flush=True)
         start = stats.since = time.perf_counter()
-        watch = asyncio.create_task(_watch_lag(stats))
+        watching = [asyncio.create_task(_watch_lag(stats))]
+        timeline = Timeline(start)
+        if TIMELINE[0]:  # the machine and each server, second by second (load_timeline.py)
+
+            async def scrape_server(n: int) -> dict[str, dict[float, float]]:
+                return await scrape(client, servers[n].url)
+
+            watching.append(
+                asyncio.create_task(
+                    watch(
+                        timeline,
+                        servers,
+                        scrape_server if METRICS else None,
+                        lambda: stats.measuring,
+                    )
+                )
+            )
         await asyncio.sleep(seconds)  # the measured period
         stats.measuring = False
         gc.enable()
@@ -366,8 +389,10 @@ async def drive(
             server_side = [histograms(a, b) for a, b in zip(scrapes, after, strict=True)]
             harvested = [await harvests(client, server.url) for server in servers]
         stop.set()
-        await asyncio.gather(*tasks, watch, return_exceptions=True)
-    timeline = by_second(stats.received, stats.latencies, start) if TIMELINE[0] else None
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*watching)  # (a failed tick fails the run: it is not the servers')
+    timeline.lags = list(zip(stats.driver_lag_at, stats.driver_lag, strict=True))
+    per_second = by_second(timeline, stats.received, stats.latencies) if TIMELINE[0] else None
     latencies = sorted(stats.latencies)
     memory = [server.peak_memory_mb() for server in servers]
 
@@ -415,25 +440,8 @@ async def drive(
         },
     } | (
         ({"server_side_ms": server_side, "puzzle_harvests": harvested} if METRICS else {})
-        | ({"latency_by_second": timeline} if timeline is not None else {})
+        | ({"latency_by_second": per_second} if per_second is not None else {})
     )
-
-
-def by_second(
-    received: list[float], latencies: list[float], start: float
-) -> list[list[float | int]]:
-    """The measured period second by second: [second, deliveries, p50, p99, max] (ms), by when
-    each event arrived, so that a stall (every delivery of a few seconds late) shows apart from
-    a tail spread over the whole period."""
-    seconds: dict[int, list[float]] = {}
-    for at, latency in zip(received, latencies, strict=True):
-        seconds.setdefault(int(at - start), []).append(latency * 1000)
-    out: list[list[float | int]] = []
-    for second in sorted(seconds):
-        got = sorted(seconds[second])
-        p50, p99 = got[len(got) // 2], got[min(len(got) - 1, int(0.99 * len(got)))]
-        out.append([second, len(got), round(p50, 1), round(p99, 1), round(got[-1], 1)])
-    return out
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

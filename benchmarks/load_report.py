@@ -28,11 +28,7 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
         )
     timeline = report.get("latency_by_second")
     if timeline:
-        worst = sorted(timeline, key=lambda second: second[4], reverse=True)[:5]
-        print(
-            "slowest seconds (second: deliveries, p50, p99, max ms): "
-            + ", ".join(f"{s}: {n}, {p50}, {p99}, {top}" for s, n, p50, p99, top in worst)
-        )
+        print_slowest(timeline)
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
     if report["games_without_a_move"]:
         print(f"games that did not move while measured: {report['games_without_a_move']}")
@@ -54,3 +50,25 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
             for name, f in figures.items()
         )
         print(f"process {n + 1}: {said}")
+
+
+def print_slowest(timeline: list[dict[str, Any]], count: int = 5) -> None:
+    """The `count` seconds with the slowest deliveries, each beside what the driver, the machine
+    and every server did in it (benchmarks/load_timeline.py)."""
+    measured = [second for second in timeline if second["deliveries"]]
+    print("slowest seconds (deliveries, p50/p99/max ms; driver lag; machine; each server):")
+    for row in sorted(measured, key=lambda second: second["max"], reverse=True)[:count]:
+        line = (
+            f"  {row['second']:>4} s: {row['deliveries']}, {row['p50']}/{row['p99']}/"
+            f"{row['max']} ms; driver lag {row['driver_lag_ms']} ms"
+        )
+        if "busy" in row:
+            line += f"; busy {row['busy']:.0%}, steal {row['steal']:.0%}"
+            for n, server in enumerate(row["servers"]):
+                line += f"; server {n}: cpu {server['cpu']}, workers {server['workers_cpu']}"
+                if "loop_lag_ms" in server:
+                    line += (
+                        f", lag {server['loop_lag_ms']} ms, gc {server['gc_ms']} ms, "
+                        f"{server['commits']:.0f} commits of {server['commit_ms']} ms"
+                    )
+        print(line)

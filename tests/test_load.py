@@ -96,11 +96,27 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         assert "server_side_ms" not in report
     if affinity:  # the latency second by second: every delivery measured, in some second
         timeline = report["latency_by_second"]
-        assert sum(n for _, n, *_ in timeline) == report["deliveries_measured"]
-        assert [s for s, *_ in timeline] == sorted({s for s, *_ in timeline})
-        assert all(0 <= s <= report["seconds"] + 1 for s, *_ in timeline)
-        assert all(0 <= p50 <= p99 <= top for _, _, p50, p99, top in timeline)
-        assert max(top for *_, top in timeline) == latency["max"]
+        assert sum(row["deliveries"] for row in timeline) == report["deliveries_measured"]
+        seconds = [row["second"] for row in timeline]
+        assert seconds == sorted(set(seconds))
+        assert all(0 <= s <= report["seconds"] + 1 for s in seconds)
+        delivered = [row for row in timeline if row["deliveries"]]
+        assert all(0 <= row["p50"] <= row["p99"] <= row["max"] for row in delivered)
+        assert max(row["max"] for row in delivered) == latency["max"]
+        assert all(row["driver_lag_ms"] >= 0 for row in timeline)
+        # Beside them, the machine's and each server's second (a tick at each whole second).
+        spans = [row for row in timeline if "busy" in row]
+        assert len(spans) >= report["seconds"] - 2
+        for row in spans:
+            assert 0 <= row["steal"] <= row["busy"] <= 1
+            assert len(row["servers"]) == processes
+            for server in row["servers"]:
+                assert server["cpu"] >= 0 and server["workers_cpu"] >= 0
+                assert server["loop_lag_ms"] >= 0 and server["gc_ms"] >= 0
+                assert server["commits"] >= 0 and server["commit_ms"] >= 0
+        # The servers committed in the period, and it shows in its seconds.
+        assert sum(s["commits"] for row in spans for s in row["servers"]) > 0
+        assert sum(s["cpu"] for row in spans for s in row["servers"]) > 0
     else:
         assert "latency_by_second" not in report
 

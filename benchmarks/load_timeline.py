@@ -1,0 +1,175 @@
+"""`benchmarks/load.py --timeline`: the measured period second by second, the latency beside what
+the machine, the driver and each server did in the same second, to tell what a stall is made of.
+
+A stall (every delivery of a second late, its p50 up with its p99) has a few possible causes: the
+driver itself (its loop late: the latency it measures is its own), a server (its loop late, a
+full collection, slow commits), or the machine (busy to the last tick, or its CPU stolen by the
+host). Each second's row puts them side by side:
+
+- from the driver: the deliveries whose events came in that second (p50, p99, max) and the
+  driver's own loop lag (the most it woke up late);
+- from `/proc/stat`: the machine's busy and stolen share of the second;
+- per server, from `/proc` and, with `--metrics`, from a scrape of its `/metrics` at each tick:
+  its CPU and its workers' (cores), its event loop's lag and collector's pauses (ms summed over
+  the second), and its commits (count and mean ms).
+
+A tick reads `/proc` first, then scrapes the servers (a few ms of each server's and the driver's
+time a second); a scrape that a stalled server answers late delays the next tick, and each row
+covers the time from its tick to the next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from load_metrics import SUM
+
+#: A server's `/metrics` scraped: each histogram series' cumulative buckets, its total at `SUM`.
+Scrape = dict[str, dict[float, float]]
+
+
+class Watched(Protocol):
+    """What the timeline reads of a server process (load_servers.Server)."""
+
+    def cpu_seconds(self) -> float: ...
+
+    def workers_cpu_seconds(self) -> dict[int, float]: ...
+
+
+@dataclass
+class Tick:
+    """What was read at one tick: when, the machine's CPU counters, and each server's."""
+
+    at: float
+    machine: list[int]
+    cpu: list[float]
+    workers_cpu: list[float]
+    scrapes: list[Scrape] | None
+
+
+@dataclass
+class Timeline:
+    """The ticks of the measured period and the driver's loop lags (when, how late)."""
+
+    start: float
+    ticks: list[Tick] = field(default_factory=list)
+    lags: list[tuple[float, float]] = field(default_factory=list)
+
+
+def machine_cpu() -> list[int]:
+    """The machine's CPU counters now (`/proc/stat`'s first line: user, nice, system, idle,
+    iowait, irq, softirq, steal, ...), in clock ticks."""
+    return [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+
+
+async def tick(
+    servers: Sequence[Watched], scrape: Callable[[int], Awaitable[Scrape]] | None
+) -> Tick:
+    """Read the machine and the servers now (`scrape(n)`: server n's `/metrics`, if given)."""
+    at = time.perf_counter()
+    machine = machine_cpu()
+    cpu = [server.cpu_seconds() for server in servers]
+    workers = [sum(server.workers_cpu_seconds().values()) for server in servers]
+    scrapes = None
+    if scrape is not None:
+        scrapes = list(await asyncio.gather(*(scrape(n) for n in range(len(servers)))))
+    return Tick(at, machine, cpu, workers, scrapes)
+
+
+async def watch(
+    timeline: Timeline,
+    servers: Sequence[Watched],
+    scrape: Callable[[int], Awaitable[Scrape]] | None,
+    running: Callable[[], bool],
+) -> None:
+    """A tick at the start of the period and at each whole second after it, while `running()`."""
+    timeline.ticks.append(await tick(servers, scrape))
+    second = 1
+    while running():
+        await asyncio.sleep(max(0.0, timeline.start + second - time.perf_counter()))
+        if not running():
+            break
+        timeline.ticks.append(await tick(servers, scrape))
+        second = max(second + 1, int(time.perf_counter() - timeline.start) + 1)
+
+
+def _spent(before: Scrape, after: Scrape, prefix: str) -> tuple[float, float]:
+    """The count and the total (seconds) recorded between two scrapes by the histogram series
+    whose names start with `prefix` (all their labels together)."""
+    count = total = 0.0
+    for name, buckets in after.items():
+        if not name.startswith(prefix):
+            continue
+        earlier = before.get(name, {})
+        top = max(b for b in buckets if b != SUM)
+        count += buckets[top] - earlier.get(top, 0.0)
+        total += buckets.get(SUM, 0.0) - earlier.get(SUM, 0.0)
+    return count, total
+
+
+def _server_second(before: Tick, after: Tick, n: int) -> dict[str, float]:
+    span = after.at - before.at
+    row = {
+        "cpu": round((after.cpu[n] - before.cpu[n]) / span, 2),
+        # (a worker started or replaced within the second counts from its start)
+        "workers_cpu": round(max(0.0, after.workers_cpu[n] - before.workers_cpu[n]) / span, 2),
+    }
+    if before.scrapes is not None and after.scrapes is not None:
+        was, now = before.scrapes[n], after.scrapes[n]
+        lag = _spent(was, now, "dicepoker_event_loop_lag_seconds")[1]
+        pauses = _spent(was, now, "dicepoker_gc_pause_seconds")[1]
+        commits, committing = _spent(was, now, "dicepoker_db_commit_seconds")
+        row |= {
+            "loop_lag_ms": round(lag * 1000, 1),
+            "gc_ms": round(pauses * 1000, 1),
+            "commits": commits,
+            "commit_ms": round(committing / commits * 1000, 1) if commits else 0.0,
+        }
+    return row
+
+
+def by_second(
+    timeline: Timeline, received: list[float], latencies: list[float]
+) -> list[dict[str, Any]]:
+    """The measured period second by second, by when each event arrived: its deliveries (count,
+    p50, p99, max ms) and the driver's worst lag in it; and, for the tick that began in that
+    second to the next, the machine's busy and stolen shares and each server's figures."""
+    start = timeline.start
+    seconds: dict[int, list[float]] = {}
+    for at, latency in zip(received, latencies, strict=True):
+        seconds.setdefault(int(at - start), []).append(latency * 1000)
+    lag: dict[int, float] = {}
+    for at, late in timeline.lags:
+        second = int(at - start)
+        lag[second] = max(lag.get(second, 0.0), late * 1000)
+    spans: dict[int, dict[str, Any]] = {}
+    for before, after in zip(timeline.ticks, timeline.ticks[1:], strict=False):
+        counters = [a - b for a, b in zip(after.machine, before.machine, strict=True)]
+        all_ticks = sum(counters) or 1
+        idle = counters[3] + counters[4]
+        spans[int(before.at - start)] = {
+            "busy": round(1 - idle / all_ticks, 2),
+            "steal": round(counters[7] / all_ticks, 2) if len(counters) > 7 else 0.0,
+            "servers": [_server_second(before, after, n) for n in range(len(after.cpu))],
+        }
+    out: list[dict[str, Any]] = []
+    for second in sorted(seconds.keys() | spans.keys()):
+        got = sorted(seconds.get(second, []))
+        row: dict[str, Any] = {"second": second, "deliveries": len(got)}
+        if got:
+            row |= {
+                "p50": round(got[len(got) // 2], 1),
+                "p99": round(got[min(len(got) - 1, int(0.99 * len(got)))], 1),
+                "max": round(got[-1], 1),
+            }
+        row["driver_lag_ms"] = round(lag.get(second, 0.0), 1)
+        out.append(row | spans.get(second, {}))
+    return out
+
+
+__all__ = ["Tick", "Timeline", "by_second", "machine_cpu", "tick", "watch"]
