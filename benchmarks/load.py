@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import os
@@ -57,8 +56,7 @@ from typing import Any
 import httpx
 import orjson
 import uvloop
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.typing import Subprotocol
+from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
 from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
 from dicepoker.server.store import create_database
@@ -99,8 +97,13 @@ class Stats:
     since: float = float("inf")
 
 
-class Person:
-    """One seat played by a simulated person over a WebSocket."""
+class Person(WSListener):
+    """One seat played by a simulated person over a WebSocket.
+
+    On picows (a WebSocket client in Cython: each frame handed to `on_ws_frame` from the
+    transport's read, no task or queue per message), as the driver's own CPU per message adds
+    to every latency it measures and takes the machine's CPU from the servers beside it. The
+    servers do the same work for it as for a browser (they compress nothing: serve_cli.py)."""
 
     def __init__(
         self, game_id: str, token: str, ws_url: str, counts: bool, stats: Stats, rng: random.Random
@@ -108,96 +111,120 @@ class Person:
         self.game_id = game_id
         self.url = f"{ws_url}/ws/games/{game_id}"
         # As the web client, in the subprotocol asked for (dicepoker.v2 by default).
-        self.protocols = [Subprotocol(p) for p in socket_protocols(token, SUBPROTOCOL_USED[0])]
+        self.protocols = ", ".join(socket_protocols(token, SUBPROTOCOL_USED[0]))
         self.counts = counts  # this socket counts the game's moves
         self.stats = stats
         self.rng = rng
         self.seat: int | None = None
-        self.ws: ClientConnection | None = None
+        self.transport: WSTransport | None = None
         self.welcomed = asyncio.Event()
         self.seq = 0
         self.state: dict[str, Any] = {}  # the view now, from the messages
+        self.think = (0.0, 0.0)
+        self.acting: asyncio.Task[None] | None = None
+        # True once the game ended; an exception if the socket ended before it or failed.
+        self.ended: asyncio.Future[bool] | None = None
 
     async def run(self, think: tuple[float, float], stop: asyncio.Event) -> bool:
         """Play until the game ends (True) or the run stops (False). A connection that fails
         before its welcome still releases whoever waits for the welcome (the start of the
         measured period waits for every game's): its error is counted instead of hanging."""
-        playing = asyncio.ensure_future(self._play(think))
+        self.think = think
+        self.ended = asyncio.get_running_loop().create_future()
         stopping = asyncio.ensure_future(stop.wait())
         try:
+            # No pings from the client: a browser sends none (it answers the server's, as
+            # picows does by itself), and thousands of sockets' pings were a share of the
+            # driver's CPU.
+            self.transport, _ = await ws_connect(
+                lambda: self,
+                self.url,
+                websocket_handshake_timeout=60,
+                max_frame_size=2**22,
+                extra_headers={"Sec-WebSocket-Protocol": self.protocols},
+            )
             # Waited for once per person, not per message: the driver's own work per message
             # adds to every latency it measures (and takes CPU from the servers beside it).
-            await asyncio.wait({playing, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            if playing.done():
-                return playing.result()
-            playing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await playing
-            return False
+            waiting: set[asyncio.Future[Any]] = {self.ended, stopping}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            return self.ended.result() if self.ended.done() else False
         finally:
             stopping.cancel()
+            if self.acting is not None:
+                self.acting.cancel()
+            self._end(False)  # (before the socket's end, which would be told as an error)
+            if self.transport is not None:
+                self.transport.disconnect()
             self.welcomed.set()
 
-    async def _play(self, think: tuple[float, float]) -> bool:
-        # No pings from the client: a browser sends none (it answers the server's, as this
-        # client does), and thousands of sockets' pings were a share of the driver's CPU.
-        async with connect(
-            self.url,
-            subprotocols=self.protocols,
-            open_timeout=60,
-            max_size=2**22,
-            ping_interval=None,
-        ) as ws:
-            self.ws = ws
-            acting: asyncio.Task[None] | None = None
-            try:
-                async for raw in ws:
-                    # orjson, like the server: these simulated people would each run on their own
-                    # machine, and the driver's parsing time adds to every latency it measures.
-                    message = orjson.loads(raw)
-                    now = time.perf_counter()
-                    kind = message["type"]
-                    if kind == "welcome":
-                        self.seat = message["seat"]
-                        self.welcomed.set()
-                    elif kind == "event":
-                        if message["seat"] == 1:
-                            self.stats.under_way.add(self.game_id)
-                        sent = self.stats.sent.get((self.game_id, message["seq"]))
-                        if sent is not None and sent >= self.stats.since and self.stats.measuring:
-                            self.stats.latencies.append(now - sent)
-                            self.stats.received.append(now)
-                        if self.counts and self.stats.measuring:
-                            self.stats.moves += 1
-                            self.stats.judged += "win_probability" in message
-                            per_game = self.stats.per_game
-                            per_game[self.game_id] = per_game.get(self.game_id, 0) + 1
-                    elif kind == "chances":
-                        self.stats.judged_late += self.counts and self.stats.measuring
-                    elif kind == "error":
-                        self.stats.errors.append(f"{message['code']}: {message['message']}")
-                    if "changes" in message:  # dicepoker.v2: applied to the view before
-                        if message["seq"] != self.seq + 1:
-                            sync = {"type": "sync", "last_seq": self.seq}
-                            await ws.send(orjson.dumps(sync).decode())
-                            continue
-                        state = apply_changes(self.state, message["changes"])
-                    elif "state" in message and "seq" in message:
-                        state = message["state"]
-                    else:
-                        continue
-                    self.state, self.seq = state, message["seq"]
-                    if state["finished"]:
-                        if self.counts:
-                            self.stats.games_finished += 1
-                        return True
-                    turn = state["turn"]
-                    if turn["seat"] == self.seat and (acting is None or acting.done()):
-                        acting = asyncio.create_task(self._act(state, message["seq"], think))
-            finally:
-                if acting is not None:
-                    acting.cancel()
-        raise ConnectionError("the server closed the socket before the game ended")
+    def _end(self, outcome: bool | BaseException) -> None:
+        if self.ended is None or self.ended.done():
+            return
+        if isinstance(outcome, BaseException):
+            self.ended.set_exception(outcome)
+        else:
+            self.ended.set_result(outcome)
+
+    def on_ws_disconnected(self, transport: WSTransport) -> None:
+        self._end(ConnectionError("the server closed the socket before the game ended"))
+
+    def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        if frame.msg_type == WSMsgType.CLOSE:
+            transport.send_close(frame.get_close_code())
+            transport.disconnect()
+            return
+        if frame.msg_type != WSMsgType.TEXT:
+            return
+        try:
+            self._message(transport, frame.get_payload_as_bytes())
+        except Exception as exc:  # a malformed message fails this person's game, counted
+            self._end(exc)
+            transport.disconnect()
+
+    def _message(self, transport: WSTransport, raw: bytes) -> None:
+        # orjson, like the server: these simulated people would each run on their own machine,
+        # and the driver's parsing time adds to every latency it measures.
+        message = orjson.loads(raw)
+        now = time.perf_counter()
+        kind = message["type"]
+        if kind == "welcome":
+            self.seat = message["seat"]
+            self.welcomed.set()
+        elif kind == "event":
+            if message["seat"] == 1:
+                self.stats.under_way.add(self.game_id)
+            sent = self.stats.sent.get((self.game_id, message["seq"]))
+            if sent is not None and sent >= self.stats.since and self.stats.measuring:
+                self.stats.latencies.append(now - sent)
+                self.stats.received.append(now)
+            if self.counts and self.stats.measuring:
+                self.stats.moves += 1
+                self.stats.judged += "win_probability" in message
+                per_game = self.stats.per_game
+                per_game[self.game_id] = per_game.get(self.game_id, 0) + 1
+        elif kind == "chances":
+            self.stats.judged_late += self.counts and self.stats.measuring
+        elif kind == "error":
+            self.stats.errors.append(f"{message['code']}: {message['message']}")
+        if "changes" in message:  # dicepoker.v2: applied to the view before
+            if message["seq"] != self.seq + 1:
+                sync = {"type": "sync", "last_seq": self.seq}
+                transport.send(WSMsgType.TEXT, orjson.dumps(sync))
+                return
+            state = apply_changes(self.state, message["changes"])
+        elif "state" in message and "seq" in message:
+            state = message["state"]
+        else:
+            return
+        self.state, self.seq = state, message["seq"]
+        if state["finished"]:
+            if self.counts:
+                self.stats.games_finished += 1
+            self._end(True)
+            return
+        turn = state["turn"]
+        if turn["seat"] == self.seat and (self.acting is None or self.acting.done()):
+            self.acting = asyncio.create_task(self._act(state, message["seq"], self.think))
 
     async def _act(self, state: dict[str, Any], seq: int, think: tuple[float, float]) -> None:
         await asyncio.sleep(self.rng.uniform(*think))  # the person thinks
@@ -212,8 +239,9 @@ class Person:
         else:
             action = self.rng.choice(turn["legal"])["action"]
         self.stats.sent[(self.game_id, seq + 1)] = time.perf_counter()
-        assert self.ws is not None
-        await self.ws.send(json.dumps({"type": "act", "action": action, "seq": seq}))
+        assert self.transport is not None
+        act = {"type": "act", "action": action, "seq": seq}
+        self.transport.send(WSMsgType.TEXT, orjson.dumps(act))
 
 
 BOTS = ["greedy", "expert"]
