@@ -31,8 +31,9 @@ each server's loop lag, collector's pauses and commits: load_timeline.py), to te
 a tail and what a stall is made of.
 `--json` prints the same as one JSON object.
 
-The driver runs on uvloop and its sockets send no pings (a browser sends none), so that its own
-work, which shares the machine with the servers, stays small.
+The driver runs on uvloop, its people on picows (a WebSocket client in Cython that hands each
+frame to a callback: no task woken per message), and its sockets send no pings (a browser sends
+none), so that its own work, which shares the machine with the servers, stays small.
 """
 
 from __future__ import annotations
