@@ -57,7 +57,7 @@ from typing import Any
 import httpx
 import orjson
 import uvloop
-from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
+from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
 from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
 from dicepoker.server.store import create_database
@@ -154,7 +154,10 @@ class Person(WSListener):
             if self.acting is not None:
                 self.acting.cancel()
             self._end(False)  # (before the socket's end, which would be told as an error)
-            if self.transport is not None:
+            if self.transport is not None and not self.transport.is_disconnected:
+                # A close frame first, as a browser's tab that closes sends one.
+                if not self.transport.is_close_frame_sent:
+                    self.transport.send_close(WSCloseCode.OK)
                 self.transport.disconnect()
             self.welcomed.set()
 
