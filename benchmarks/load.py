@@ -99,12 +99,9 @@ class Stats:
 
 
 class Person(WSListener):
-    """One seat played by a simulated person over a WebSocket.
-
-    On picows (a WebSocket client in Cython: each frame handed to `on_ws_frame` from the
-    transport's read, no task or queue per message), as the driver's own CPU per message adds
-    to every latency it measures and takes the machine's CPU from the servers beside it. The
-    servers do the same work for it as for a browser (they compress nothing: serve_cli.py)."""
+    """One seat played by a simulated person over a WebSocket, on picows (each frame handed to
+    `on_ws_frame` from the transport's read: no task woken per message, as the driver's CPU adds
+    to every latency it measures). The servers compress nothing for it, as for a browser."""
 
     def __init__(
         self, game_id: str, token: str, ws_url: str, counts: bool, stats: Stats, rng: random.Random
@@ -155,8 +152,7 @@ class Person(WSListener):
                 self.acting.cancel()
             self._end(False)  # (before the socket's end, which would be told as an error)
             if self.transport is not None and not self.transport.is_disconnected:
-                # A close frame first, as a browser's tab that closes sends one.
-                if not self.transport.is_close_frame_sent:
+                if not self.transport.is_close_frame_sent:  # as a closing browser tab sends
                     self.transport.send_close(WSCloseCode.OK)
                 self.transport.disconnect()
             self.welcomed.set()

@@ -149,7 +149,8 @@ def by_second(
         lag[second] = max(lag.get(second, 0.0), late * 1000)
     spans: dict[int, dict[str, Any]] = {}
     for before, after in zip(timeline.ticks, timeline.ticks[1:], strict=False):
-        counters = [a - b for a, b in zip(after.machine, before.machine, strict=True)]
+        # (the kernel's iowait count may go back a little: proc(5); no counter counts < 0)
+        counters = [max(0, a - b) for a, b in zip(after.machine, before.machine, strict=True)]
         all_ticks = sum(counters) or 1
         idle = counters[3] + counters[4]
         spans[int(before.at - start)] = {

@@ -118,3 +118,13 @@ def test_a_tick_reads_the_machine_and_each_server(scraped: bool) -> None:
         assert [s[LAG][SUM] for s in read.scrapes] == [0.0, 0.0]
     else:
         assert asked == [] and read.scrapes is None
+
+
+def test_a_counter_that_goes_back_counts_nothing() -> None:
+    # /proc/stat's iowait may go back a little (proc(5)): the busy share stays within 0-1.
+    timeline = Timeline(start=0.0)
+    before = [100, 0, 0, 50, 10, 0, 0, 0]
+    after = [300, 0, 0, 50, 7, 0, 0, 0]  # 200 ticks busy, iowait 3 lower
+    timeline.ticks = [Tick(0.0, before, [0.0], [0.0], None), Tick(1.0, after, [0.5], [0.0], None)]
+    (row,) = by_second(timeline, [], [])
+    assert row["busy"] == 1.0 and row["steal"] == 0.0
