@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from load_metrics import SUM
+from load_metrics import histograms
 
 #: A server's `/metrics` scraped: each histogram series' cumulative buckets, its total at `SUM`.
 Scrape = dict[str, dict[float, float]]
@@ -98,18 +98,11 @@ async def watch(
         second = max(second + 1, int(time.perf_counter() - timeline.start) + 1)
 
 
-def _spent(before: Scrape, after: Scrape, prefix: str) -> tuple[float, float]:
-    """The count and the total (seconds) recorded between two scrapes by the histogram series
-    whose names start with `prefix` (all their labels together)."""
-    count = total = 0.0
-    for name, buckets in after.items():
-        if not name.startswith(prefix):
-            continue
-        earlier = before.get(name, {})
-        top = max(b for b in buckets if b != SUM)
-        count += buckets[top] - earlier.get(top, 0.0)
-        total += buckets.get(SUM, 0.0) - earlier.get(SUM, 0.0)
-    return count, total
+def _spent(figures: dict[str, dict[str, float | None]], prefix: str) -> tuple[float, float]:
+    """The count and the total (ms) that the histogram series whose short names start with
+    `prefix` recorded between two scrapes (`load_metrics.histograms`; all their labels)."""
+    chosen = [f for name, f in figures.items() if name.startswith(prefix)]
+    return sum(f["count"] or 0.0 for f in chosen), sum(f["sum_ms"] or 0.0 for f in chosen)
 
 
 def _server_second(before: Tick, after: Tick, n: int) -> dict[str, float]:
@@ -120,15 +113,13 @@ def _server_second(before: Tick, after: Tick, n: int) -> dict[str, float]:
         "workers_cpu": round(max(0.0, after.workers_cpu[n] - before.workers_cpu[n]) / span, 2),
     }
     if before.scrapes is not None and after.scrapes is not None:
-        was, now = before.scrapes[n], after.scrapes[n]
-        lag = _spent(was, now, "dicepoker_event_loop_lag_seconds")[1]
-        pauses = _spent(was, now, "dicepoker_gc_pause_seconds")[1]
-        commits, committing = _spent(was, now, "dicepoker_db_commit_seconds")
+        figures = histograms(before.scrapes[n], after.scrapes[n])
+        commits, committing = _spent(figures, "db_commit")
         row |= {
-            "loop_lag_ms": round(lag * 1000, 1),
-            "gc_ms": round(pauses * 1000, 1),
+            "loop_lag_ms": round(_spent(figures, "event_loop_lag")[1], 1),
+            "gc_ms": round(_spent(figures, "gc_pause")[1], 1),
             "commits": commits,
-            "commit_ms": round(committing / commits * 1000, 1) if commits else 0.0,
+            "commit_ms": round(committing / commits, 1) if commits else 0.0,
         }
     return row
 
