@@ -7,7 +7,8 @@ move once it is committed, so every message about that position carries the same
 is worked out while the move is being committed. A forecast never holds a move up for long nor
 fails it: a move is told at most TELL_WITHIN after it was accepted (or once committed, if that
 takes longer), and a forecast that comes later is told in a `chances` message of its own (a busy
-worker); one that errs or takes longer than FORECAST_SECONDS is left out, and the game goes on.
+worker); one that errs or takes longer than FORECAST_SECONDS is left out, and the game goes on
+(a position given up for time that the game still rests at is asked once more).
 A new game, or one read from the store, waits for its position's forecast no longer than a move
 does. While the forecasts come late (`Timeliness`), moves do not wait for them at all.
 """
@@ -62,11 +63,18 @@ _waiting: set[asyncio.Task[None]] = set()
 # was judged), newest last: judged again as forecasts finish, so that the position a game rests
 # at (a person thinking) gets its chances, while the worker never has more than AT_ONCE.
 _unjudged: OrderedDict[str, tuple[Forecast, LiveGame, Late]] = OrderedDict()
-# The positions (game, seq) being judged now: never judged twice at once.
+# The positions (game, seq) being judged now, or judged and not yet read: never judged twice at
+# once. The mark goes when the answer is read (`judge`, `_judged_late`), not when it comes: a
+# forecast that comes while another is being read (two threads finishing together) would
+# otherwise find the game's position unjudged and ask for it again.
 _in_flight: set[tuple[str, int]] = set()
 #: The most games kept waiting for a forecast (the oldest are forgotten: their next event is
 #: judged anyway).
 UNJUDGED_MAX = 1000
+# Of each game whose forecast was given up for time (FORECAST_SECONDS: a moment the machine was
+# overloaded), the seq given up, newest last (at most UNJUDGED_MAX): a position the game still
+# rests at is asked once more, not again and again (one that always takes too long).
+_given_up: OrderedDict[str, int] = OrderedDict()
 
 
 def _judged_now(live: LiveGame) -> bool:
@@ -79,11 +87,11 @@ def _ask(
     forecast: Forecast, live: LiveGame, state: GameState | None = None, seq: int | None = None
 ) -> asyncio.Future[tuple[float, ...] | None]:
     """Start judging the position the game is at, or `state`, the position `seq` will be
-    (marked in flight until the answer)."""
+    (marked in flight until its answer is read, or it is given up)."""
     key = (live.id, live.seq if seq is None else seq)
     _in_flight.add(key)
     judging = asyncio.ensure_future(forecast(live.state if state is None else state, live.levels()))
-    judging.add_done_callback(lambda _: _in_flight.discard(key))
+    judging.add_done_callback(lambda done: _in_flight.discard(key) if done.cancelled() else None)
     return judging
 
 
@@ -195,10 +203,15 @@ async def judge(
         else:
             wait = max(0.0, min(TELL_WITHIN, FORECAST_SECONDS) - (time.perf_counter() - asked))
         chances = await asyncio.wait_for(asyncio.shield(judging), wait)
-        _in_flight.discard((live.id, seq))  # (its callback may not have run yet)
+        _in_flight.discard((live.id, seq))
+    except asyncio.CancelledError:  # the move's task was (a stop): nobody reads the answer
+        judging.cancel()
+        _in_flight.discard((live.id, seq))
+        raise
     except TimeoutError:
         if late is None:
             judging.cancel()
+            _in_flight.discard((live.id, seq))  # (it may have come just now: not cancelled)
             log.warning("no win probability for game %s at seq %d: too late", live.id, seq)
         else:
             _background(_judged_late(forecast, judging, live, seq, late))
@@ -233,6 +246,7 @@ def forget(game_id: str) -> None:
     """The master let the game go (over, nobody watches it): no longer left to judge, so that
     `_unjudged` does not keep it in memory (up to UNJUDGED_MAX such games)."""
     _unjudged.pop(game_id, None)
+    _given_up.pop(game_id, None)
 
 
 def _judge_next() -> None:
@@ -260,13 +274,20 @@ async def _judged_late(
     except Exception as failed:
         log.warning("no win probability for game %s at seq %d", live.id, seq, exc_info=True)
         _in_flight.discard((live.id, seq))
-        # Given up on (its place is free): the next waits no longer. Failed (the workers
-        # closed by a stop, one died): the next would fail too, and so on through every game
-        # left unjudged, each with a warning; they wait for a forecast that succeeds.
+        # Given up on (its place is free): the next waits no longer, and a position the game
+        # still rests at is asked once more (first). Failed (the workers closed by a stop, one
+        # died): the next would fail too, and so on through every game left unjudged, each
+        # with a warning; they wait for a forecast that succeeds.
         if isinstance(failed, TimeoutError):
+            if live.seq == seq and _given_up.get(live.id) != seq and not live.state.finished:
+                _given_up[live.id] = seq
+                _given_up.move_to_end(live.id)
+                while len(_given_up) > UNJUDGED_MAX:
+                    _given_up.popitem(last=False)
+                _leave_unjudged(forecast, live, late)
             _judge_next()
         return
-    _in_flight.discard((live.id, seq))  # (its callback may not have run yet)
+    _in_flight.discard((live.id, seq))
     if chances is None:  # shed: the worker is busy; judged when one of its forecasts finishes
         if live.seq == seq:
             _leave_unjudged(forecast, live, late)
