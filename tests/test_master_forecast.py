@@ -8,13 +8,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from dicepoker.dice import SeededDice
-from dicepoker.engine import ROLL, GameState, apply
+from dicepoker.engine import GameState
 from dicepoker.master import GameMaster, MemoryStore, Refusal
 from dicepoker.master import forecast as master_module
 from dicepoker.master.messages import welcome
@@ -574,102 +573,3 @@ def test_a_failing_forecast_does_not_ask_for_every_position_left_unjudged(
     with caplog.at_level(logging.WARNING, logger="dicepoker.master"):
         asyncio.run(scenario())
     assert sum("no win probability" in r.getMessage() for r in caplog.records) == 1
-
-
-def test_a_forecast_that_comes_while_another_is_read_is_not_asked_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Two forecasts finishing together (two threads on a busy machine): the start's, late, is
-    read while the roll's has come but is not read yet. The roll's position counts as judged
-    until its answer is read: it is not asked for a second time (a flaky test showed it was)."""
-    monkeypatch.setattr(master_module, "TELL_WITHIN", 0.001)
-    gates: list[asyncio.Event] = []
-    done: list[int] = []
-
-    async def gated(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
-        gate = asyncio.Event()
-        gates.append(gate)
-        await gate.wait()
-        done.append(state.rolls)
-        return (0.5, 0.5) if state.rolls == 0 else (0.3, 0.7)
-
-    async def scenario() -> None:
-        master = GameMaster(MemoryStore(), dice=SeededDice(3))
-        live, _ = await master.create("poker-dice", {}, TWO, None)
-        queue = master.broadcaster.subscribe(live)
-        tell = master.broadcaster.chances
-        await master_module.judge(gated, live, tell)  # the start: late, read in the background
-        after = apply(live.state, ROLL, SeededDice(3))  # (any throw: judged alike here)
-        foresight = master_module.foresee(gated, live, after)
-        await _settle()
-        assert foresight is not None and len(gates) == 2
-        gates[1].set()  # the roll's forecast comes before the roll is even committed
-        await _settle()
-        assert done == [1]
-        await master.act(live, 0, "roll", 0)  # (no forecast: its own is `foresight`)
-        gates[0].set()  # the start's answer is read now: the game moved on
-        await _settle()
-        assert done == [1, 0] and len(gates) == 2  # the roll's position: not asked again
-        await master_module.judge(gated, live, tell, foresight)
-        assert live.win_probability() == [0.3, 0.7] and len(gates) == 2
-        assert json.loads(queue.get_nowait())["seq"] == 1
-        await master.close()
-
-    asyncio.run(scenario())
-
-
-def test_a_position_given_up_for_time_is_asked_once_more_while_the_game_rests_there(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A forecast given up after FORECAST_SECONDS (a moment the machine was overloaded) left a
-    game resting at its position without chances for good (a flaky test on a loaded CI). It is
-    asked once more; a position whose second try is given up too is not asked a third time."""
-    monkeypatch.setattr(master_module, "TELL_WITHIN", 0.001)
-    monkeypatch.setattr(master_module, "FORECAST_SECONDS", 0.05)
-    gates: list[asyncio.Event] = []
-
-    async def gated(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
-        gate = asyncio.Event()
-        gates.append(gate)
-        await gate.wait()
-        return (0.25, 0.75)
-
-    async def scenario() -> None:
-        master = GameMaster(MemoryStore(), dice=SeededDice(3))
-        live, _ = await master.create("poker-dice", {}, TWO, None)
-        queue = master.broadcaster.subscribe(live)
-        await master_module.judge(gated, live, master.broadcaster.chances)
-        await _until(lambda: len(gates) == 2)  # the first given up (never comes): asked again
-        gates[1].set()
-        told = json.loads(await asyncio.wait_for(queue.get(), 10))
-        assert told == {"type": "chances", "seq": 0, "win_probability": [0.25, 0.75]}
-        # The roll's forecast never comes, nor its second try: no third.
-        await master.act(live, 0, "roll", 0)
-        assert json.loads(queue.get_nowait())["seq"] == 1
-        master.forecast = gated
-        await master_module.judge(gated, live, master.broadcaster.chances)
-        await _until(lambda: len(gates) == 4)
-        await _until(lambda: (live.id, 1) not in master_module._in_flight)  # given up again
-        await _settle()
-        assert len(gates) == 4 and live.win_probability() is None and queue.empty()
-        for gate in gates:
-            gate.set()
-        await master.close()
-        master_module.forget(live.id)
-
-    asyncio.run(scenario())
-
-
-async def _settle() -> None:
-    """Let every task that can go on do so (a hundred turns of the loop: no timing)."""
-    for _ in range(100):
-        await asyncio.sleep(0)
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    """Wait until `condition` holds (what the forecasts given up start), ten seconds at most."""
-    for _ in range(1000):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("it never came to pass")
