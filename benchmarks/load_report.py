@@ -71,4 +71,6 @@ def print_slowest(timeline: list[dict[str, Any]], count: int = 5) -> None:
                         f", lag {server['loop_lag_ms']} ms, gc {server['gc_ms']} ms, "
                         f"{server['commits']:.0f} commits of {server['commit_ms']} ms"
                     )
+            busiest = sorted(row["others"].items(), key=lambda item: item[1], reverse=True)
+            line += "; " + ", ".join(f"{group} {cores}" for group, cores in busiest[:4])
         print(line)

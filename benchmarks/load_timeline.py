@@ -11,7 +11,12 @@ host). Each second's row puts them side by side:
 - from `/proc/stat`: the machine's busy and stolen share of the second;
 - per server, from `/proc` and, with `--metrics`, from a scrape of its `/metrics` at each tick:
   its CPU and its workers' (cores), its event loop's lag and collector's pauses (ms summed over
-  the second), and its commits (count and mean ms).
+  the second), and its commits (count and mean ms);
+- the CPU of the machine's other busy processes (`others`, cores, from `/proc`): the driver,
+  Redis, and PostgreSQL by role (its backends, autovacuum, checkpointer, WAL writer, ...), each
+  of which the kernel schedules as a group of its own (autogroup: each calls `setsid`), so a
+  second that a vacuum or a checkpoint takes a core from the servers shows. A process that ends
+  within a second (an autovacuum worker) leaves its last part of a second uncounted.
 
 A tick reads `/proc` first, then scrapes the servers (a few ms of each server's and the driver's
 time a second); a scrape that a stalled server answers late delays the next tick, and each row
@@ -21,6 +26,7 @@ covers the time from its tick to the next.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +56,7 @@ class Tick:
     cpu: list[float]
     workers_cpu: list[float]
     scrapes: list[Scrape] | None
+    others: dict[int, tuple[str, float]] = field(default_factory=dict)  # pid: (group, CPU s)
 
 
 @dataclass
@@ -67,6 +74,64 @@ def machine_cpu() -> list[int]:
     return [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
 
 
+#: `/proc/<pid>/stat`'s clock ticks a second (`getconf CLK_TCK`).
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# The processes read once and found to be none of the others' (not read again each second).
+_NONE_OF_THEM: set[int] = set()
+
+
+def others_cpu() -> dict[int, tuple[str, float]]:
+    """The CPU seconds so far of the driver (this process), Redis and each PostgreSQL process,
+    by pid, each with its group: `driver`, `redis`, or `pg ` and the role PostgreSQL names in
+    its title (`backend` for a client's connection)."""
+    found: dict[int, tuple[str, float]] = {}
+    me = os.getpid()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) in _NONE_OF_THEM:
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+            comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+            if int(entry.name) == me:
+                group = "driver"
+            elif comm.startswith("redis-server"):
+                group = "redis"
+            elif comm.startswith("postgres"):
+                title = Path(entry.path, "cmdline").read_bytes().split(b"\0")[0].decode()
+                group = "pg " + postgres_role(title)
+            else:
+                _NONE_OF_THEM.add(int(entry.name))
+                continue
+        except (OSError, ValueError, UnicodeDecodeError):  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        found[int(entry.name)] = (group, (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
+    return found
+
+
+#: The roles of PostgreSQL's own processes, as its process titles name them.
+PG_ROLES = (
+    "autovacuum",
+    "checkpointer",
+    "background writer",
+    "walwriter",
+    "logical replication",
+    "io worker",
+    "archiver",
+    "startup",
+)
+
+
+def postgres_role(title: str) -> str:
+    """A PostgreSQL process's role from its title (`postgres: checkpointer`, `postgres:
+    autovacuum worker`, `postgres: user db 127.0.0.1(5432) idle`: a backend); the postmaster
+    (`postgres -D ...`, `/usr/lib/postgresql/.../postgres`) is `postmaster`."""
+    if not title.startswith("postgres:"):
+        return "postmaster"
+    rest = title[len("postgres:") :].strip()
+    return next((role for role in PG_ROLES if rest.startswith(role)), "backend")
+
+
 async def tick(
     servers: Sequence[Watched], scrape: Callable[[int], Awaitable[Scrape]] | None
 ) -> Tick:
@@ -75,10 +140,23 @@ async def tick(
     machine = machine_cpu()
     cpu = [server.cpu_seconds() for server in servers]
     workers = [sum(server.workers_cpu_seconds().values()) for server in servers]
+    others = others_cpu()
     scrapes = None
     if scrape is not None:
         scrapes = list(await asyncio.gather(*(scrape(n) for n in range(len(servers)))))
-    return Tick(at, machine, cpu, workers, scrapes)
+    return Tick(at, machine, cpu, workers, scrapes, others)
+
+
+def others_second(before: Tick, after: Tick) -> dict[str, float]:
+    """Each group's CPU (cores) between two ticks: a process seen at both counts what it ran
+    between them, one started meanwhile all it ran."""
+    span = after.at - before.at
+    spent: dict[str, float] = {}
+    for pid, (group, seconds) in after.others.items():
+        old = before.others.get(pid)
+        ran = seconds - old[1] if old is not None and old[0] == group else seconds
+        spent[group] = spent.get(group, 0.0) + max(0.0, ran)
+    return {group: round(spent[group] / span, 2) for group in sorted(spent)}
 
 
 async def watch(
@@ -129,7 +207,8 @@ def by_second(
 ) -> list[dict[str, Any]]:
     """The measured period second by second, by when each event arrived: its deliveries (count,
     p50, p99, max ms) and the driver's worst lag in it; and, for the tick that began in that
-    second to the next, the machine's busy and stolen shares and each server's figures."""
+    second to the next, the machine's busy and stolen shares, each server's figures and the
+    other processes' CPU (`others`)."""
     start = timeline.start
     seconds: dict[int, list[float]] = {}
     for at, latency in zip(received, latencies, strict=True):
@@ -148,6 +227,7 @@ def by_second(
             "busy": round(1 - idle / all_ticks, 2),
             "steal": round(counters[7] / all_ticks, 2) if len(counters) > 7 else 0.0,
             "servers": [_server_second(before, after, n) for n in range(len(after.cpu))],
+            "others": others_second(before, after),
         }
     out: list[dict[str, Any]] = []
     for second in sorted(seconds.keys() | spans.keys()):
@@ -164,4 +244,14 @@ def by_second(
     return out
 
 
-__all__ = ["Tick", "Timeline", "by_second", "machine_cpu", "tick", "watch"]
+__all__ = [
+    "Tick",
+    "Timeline",
+    "by_second",
+    "machine_cpu",
+    "others_cpu",
+    "others_second",
+    "postgres_role",
+    "tick",
+    "watch",
+]

@@ -117,6 +117,10 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         # The servers committed in the period, and it shows in its seconds.
         assert sum(s["commits"] for row in spans for s in row["servers"]) > 0
         assert sum(s["cpu"] for row in spans for s in row["servers"]) > 0
+        # The other processes: the driver and PostgreSQL's backends did work in the period.
+        assert all(cores >= 0 for row in spans for cores in row["others"].values())
+        assert sum(row["others"].get("driver", 0) for row in spans) > 0
+        assert sum(row["others"].get("pg backend", 0) for row in spans) > 0
     else:
         assert "latency_by_second" not in report
 

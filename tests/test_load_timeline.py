@@ -14,7 +14,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from load_metrics import SUM
-from load_timeline import Tick, Timeline, by_second, machine_cpu, tick
+from load_timeline import (
+    Tick,
+    Timeline,
+    by_second,
+    machine_cpu,
+    others_cpu,
+    others_second,
+    postgres_role,
+    tick,
+)
 
 LAG = "dicepoker_event_loop_lag_seconds"
 GC = "dicepoker_gc_pause_seconds"
@@ -76,6 +85,7 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
     assert third["deliveries"] == 1 and third["max"] == 400.0
     assert third["driver_lag_ms"] == 300.0
     assert "busy" not in third  # the last tick begins no span
+    assert first["others"] == {} and second["others"] == {}  # (no other process read)
 
 
 def test_without_scrapes_a_second_has_the_cpu_only() -> None:
@@ -128,3 +138,57 @@ def test_a_counter_that_goes_back_counts_nothing() -> None:
     timeline.ticks = [Tick(0.0, before, [0.0], [0.0], None), Tick(1.0, after, [0.5], [0.0], None)]
     (row,) = by_second(timeline, [], [])
     assert row["busy"] == 1.0 and row["steal"] == 0.0
+
+
+def test_the_other_processes_cpu_by_group() -> None:
+    """PostgreSQL's processes by role, Redis and the driver: a process seen at both ticks counts
+    what it ran between them, one started meanwhile all it ran, one gone nothing."""
+    before = {
+        10: ("pg backend", 5.0),
+        11: ("pg backend", 1.0),
+        12: ("pg autovacuum", 2.0),  # it ends within the second
+        13: ("redis", 3.0),
+        14: ("driver", 7.0),
+    }
+    after = {
+        10: ("pg backend", 5.25),
+        11: ("pg backend", 1.25),
+        13: ("redis", 3.0),
+        14: ("driver", 7.5),
+        15: ("pg autovacuum", 0.5),  # started within the second
+        16: ("pg checkpointer", 0.25),  # (as if new: a pid reused by another role)
+    }
+    timeline = Timeline(start=0.0)
+    timeline.ticks = [
+        Tick(0.0, _machine(0, 0, 0), [0.0], [0.0], None, before),
+        Tick(2.0, _machine(100, 100, 0), [0.0], [0.0], None, after),
+    ]
+    (row,) = by_second(timeline, [], [])
+    assert row["others"] == {
+        "driver": 0.25,
+        "pg autovacuum": 0.25,
+        "pg backend": 0.25,
+        "pg checkpointer": 0.12,
+        "redis": 0.0,
+    }
+    assert others_second(Tick(0.0, [], [], [], None), Tick(1.0, [], [], [], None)) == {}
+
+
+def test_a_postgresql_process_s_role_comes_from_its_title() -> None:
+    assert postgres_role("postgres: checkpointer ") == "checkpointer"
+    assert postgres_role("postgres: autovacuum worker mydb") == "autovacuum"
+    assert postgres_role("postgres: autovacuum launcher") == "autovacuum"
+    assert postgres_role("postgres: walwriter ") == "walwriter"
+    assert postgres_role("postgres: background writer ") == "background writer"
+    assert postgres_role("postgres: me db 127.0.0.1(40522) idle") == "backend"
+    assert postgres_role("/usr/lib/postgresql/17/bin/postgres") == "postmaster"
+
+
+def test_the_driver_is_read_among_the_other_processes() -> None:
+    import os
+
+    found = others_cpu()
+    group, seconds = found[os.getpid()]
+    assert group == "driver" and seconds > 0
+    groups = {group for group, _ in found.values()}
+    assert all(g in ("driver", "redis") or g.startswith("pg ") for g in groups)
