@@ -407,10 +407,8 @@ async def drive(
         gc.enable()
         elapsed = time.perf_counter() - start
         cpu = [s.cpu_seconds() - before for s, before in zip(servers, cpu_before, strict=True)]
-        workers_cpu = [
-            sum(now - was.get(pid, 0.0) for pid, now in s.workers_cpu_seconds().items())
-            for s, was in zip(servers, workers_before, strict=True)
-        ]
+        by_name = [s.workers_cpu_by_name(w) for s, w in zip(servers, workers_before, strict=True)]
+        workers_cpu = [sum(named.values()) for named in by_name]
         driver_cpu = time.process_time() - driver_before
         if METRICS:
             after = [await scrape(client, server.url) for server in servers]
@@ -459,8 +457,9 @@ async def drive(
         # Each process's own: the server's first, then its workers'.
         "process_peak_memory_mb": [[round(mb, 1) for mb in peaks] for peaks in memory],
         "server_cpu_share": [round(c / elapsed, 2) for c in cpu],
-        # Their bot and forecast workers' (child processes), per server.
+        # Their workers' (child processes), per server; and by the workers' name.
         "workers_cpu_share": [round(c / elapsed, 2) for c in workers_cpu],
+        "workers_cpu_by_name": [{k: round(v / elapsed, 2) for k, v in n.items()} for n in by_name],
         "driver_cpu_share": round(driver_cpu / elapsed, 2),
         "driver_loop_lag_ms": {
             "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),

@@ -41,6 +41,7 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
         f"server peak memory {report['server_peak_memory_mb']} MiB "
         f"(each process: {report['process_peak_memory_mb']}), "
         f"CPU share {report['server_cpu_share']}, their workers' {report['workers_cpu_share']} "
+        f"{report['workers_cpu_by_name']} "
         f"(the driver: {report['driver_cpu_share']})"
     )
     for n, figures in enumerate(report.get("server_side_ms", [])):

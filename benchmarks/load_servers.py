@@ -62,6 +62,19 @@ class Server:
                 continue  # ended meanwhile
         return out
 
+    def workers_cpu_by_name(self, before: dict[int, float]) -> dict[str, float]:
+        """CPU seconds each kind of child process ran since `before` (`workers_cpu_seconds`
+        then; one started since counts from its start), by process name (the server's pools
+        name their workers: dp-bots, dp-forecasts, dp-analysis)."""
+        spent: dict[str, float] = {}
+        for pid, now in self.workers_cpu_seconds().items():
+            try:
+                name = Path(f"/proc/{pid}/comm").read_text().strip()
+            except OSError:
+                continue  # ended meanwhile
+            spent[name] = spent.get(name, 0.0) + max(0.0, now - before.get(pid, 0.0))
+        return spent
+
 
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

@@ -78,6 +78,13 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         assert len(each) >= 2 and all(mb > 0 for mb in each)  # the server, then its worker(s)
         assert abs(sum(each) - total) < 0.5
     assert all(share >= 0 for share in report["workers_cpu_share"])
+    # By the workers' process names, which add up to the same (each rounded on its own); the
+    # bots thought in theirs (half the games have a bot seat).
+    by_name = report["workers_cpu_by_name"]
+    for named, share in zip(by_name, report["workers_cpu_share"], strict=True):
+        assert all(cores >= 0 for cores in named.values())
+        assert abs(sum(named.values()) - share) <= 0.01 * len(named)
+    assert any("dp-bots" in named for named in by_name)
     if processes > 1:
         for server in report["server_side_ms"]:
             assert set(server) >= {"intent_broadcast", "db_commit", "event_loop_lag"}

@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 import uvloop
@@ -295,3 +296,31 @@ def test_an_answer_bigger_than_the_pipe_comes_whole(loop: str) -> None:
         uvloop.run(scenario())
     else:
         asyncio.run(scenario())
+
+
+def test_a_pool_s_workers_carry_its_name() -> None:
+    """`ps` and `top` show a pool's workers by its name (the bots' CPU told from the analyses'),
+    cut to the 15 bytes Linux keeps; a pool without one leaves the name its workers start with."""
+
+    async def scenario() -> None:
+        named, plain = ProcessPool(1, name="dp-bots"), ProcessPool(1)
+        long = ProcessPool(1, name="dp-a-very-long-name")
+        try:
+            pids = [await pool.run(os.getpid) for pool in (named, plain, long)]
+            comms = [Path(f"/proc/{pid}/comm").read_text().strip() for pid in pids]
+            assert comms[0] == "dp-bots" and comms[2] == "dp-a-very-long-"
+            assert comms[1] == Path(f"/proc/{os.getpid()}/comm").read_text().strip()
+        finally:
+            for pool in (named, plain, long):
+                pool.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_server_s_pools_are_named_by_their_work() -> None:
+    from dicepoker.server.botpool import BotPool
+
+    pool = BotPool()
+    names = [pool._bots.name, pool._judging.name, pool._analysing.name]
+    assert names == ["dp-bots", "dp-forecasts", "dp-analysis"]
+    assert all(len(name.encode()) <= 15 for name in names)

@@ -128,17 +128,17 @@ class BotPool:
     """
 
     def __init__(self, workers: int = 1) -> None:
-        self._bots = ProcessPool(workers, BOT_NICE)
+        self._bots = ProcessPool(workers, BOT_NICE, name="dp-bots")
         # The forecasts have a worker of their own: a move waits for its position's forecast,
         # and behind a queue of bot decisions (the expert's take milliseconds each) that wait
         # showed in every player's latency under load; the bots, in turn, never wait for them.
-        self._judging = ProcessPool(1, FORECAST_NICE)
+        self._judging = ProcessPool(1, FORECAST_NICE, name="dp-forecasts")
         # The analyses have one too, started with the first: they take seconds, and the bots
         # and the forecasts should not wait behind them, nor the server's loop share its
         # interpreter lock with them (and hold numba's 115 MiB for them).
         # One analysis at a time (each is seconds): a puzzle guess's judgement, asked `first`,
         # waits behind the one running only.
-        self._analysing = ProcessPool(1, ANALYSIS_NICE, batch=1)
+        self._analysing = ProcessPool(1, ANALYSIS_NICE, batch=1, name="dp-analysis")
         self.pace = Pace()  # whether that worker gets the CPU it asks for (`shedding`)
         self._rests_until = 0.0  # the background analyses' (`analysis_rest`; perf_counter)
 

@@ -20,6 +20,7 @@ holds nothing worth saving), and may run `nice`r than it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any, TypeVar
 
 from dicepoker.server.lifeline import die_with_parent
@@ -110,9 +112,12 @@ class ProcessPool:
     than this one, started as calls need them. The kernel signals the death of the *thread*
     that started a worker, so a pool is used from the event loop's thread only."""
 
-    def __init__(self, size: int, nice: int = 0, batch: int = BATCH) -> None:
+    def __init__(self, size: int, nice: int = 0, batch: int = BATCH, name: str = "") -> None:
         self.size = max(1, size)
         self.nice = nice
+        # Its workers' process name (`top`, `ps -o comm`, /proc/PID/comm; at most 15 bytes), so
+        # that a self-hoster, and benchmarks/load.py, tell the bots' CPU from the analyses'.
+        self.name = name
         # The most calls handed over in one write: 1 for calls of seconds (an analysis), where a
         # wake-up is nothing and a call asked `first` should wait behind one call only.
         self.batch = max(1, batch)
@@ -214,7 +219,9 @@ class ProcessPool:
         assert self._loop is not None
         context = multiprocessing.get_context("spawn")
         mine, theirs = context.Pipe(duplex=True)
-        process = context.Process(target=_serve, args=(theirs, os.getpid(), self.nice), daemon=True)
+        process = context.Process(
+            target=_serve, args=(theirs, os.getpid(), self.nice, self.name), daemon=True
+        )
         try:
             process.start()
         except BaseException:
@@ -275,12 +282,14 @@ class ProcessPool:
         worker.process.join(1)
 
 
-def _serve(pipe: Connection, parent: int, nice: int) -> None:
-    """A worker's life: bound to `parent`, `nice`r than it, it answers calls until the pipe
-    closes."""
+def _serve(pipe: Connection, parent: int, nice: int, name: str = "") -> None:
+    """A worker's life: bound to `parent`, `nice`r than it, named `name` (if any), it answers
+    calls until the pipe closes."""
     die_with_parent(parent, signal.SIGKILL)
     if nice:
         os.nice(nice)
+    if name:
+        name_process(name)
     while True:
         try:
             data = pipe.recv_bytes()
@@ -299,4 +308,11 @@ def _serve(pipe: Connection, parent: int, nice: int) -> None:
         pipe.send_bytes(payload)
 
 
-__all__ = ["ProcessPool", "WorkerDied"]
+def name_process(name: str) -> None:
+    """Name this process `name` (its first 15 bytes) where `ps` and `top` show it: Linux's
+    /proc/self/comm; elsewhere nothing (the name only helps to tell the processes apart)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/comm").write_bytes(name.encode()[:15])
+
+
+__all__ = ["ProcessPool", "WorkerDied", "name_process"]
