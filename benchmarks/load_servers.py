@@ -77,7 +77,13 @@ class Server:
 
 
 def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return stat_cpu_seconds(Path(f"/proc/{pid}/stat").read_text())
+
+
+def stat_cpu_seconds(stat: str) -> float:
+    """The CPU seconds (user and system) a process has run, from its `/proc/PID/stat` text
+    (after the name in brackets, which may hold spaces: utime and stime, in clock ticks)."""
+    fields = stat.rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from load_metrics import histograms
+from load_servers import stat_cpu_seconds
 
 #: A server's `/metrics` scraped: each histogram series' cumulative buckets, its total at `SUM`.
 Scrape = dict[str, dict[float, float]]
@@ -74,8 +75,6 @@ def machine_cpu() -> list[int]:
     return [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
 
 
-#: `/proc/<pid>/stat`'s clock ticks a second (`getconf CLK_TCK`).
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # The processes read once and found to be none of the others' (not read again each second).
 _NONE_OF_THEM: set[int] = set()
 
@@ -104,8 +103,7 @@ def others_cpu() -> dict[int, tuple[str, float]]:
                 continue
         except (OSError, ValueError, UnicodeDecodeError):  # gone meanwhile
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        found[int(entry.name)] = (group, (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
+        found[int(entry.name)] = (group, stat_cpu_seconds(stat))
     return found
 
 

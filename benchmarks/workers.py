@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import os
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -25,6 +24,7 @@ from typing import Any
 import uvloop
 
 from dicepoker.server.workers import ProcessPool
+from load_servers import stat_cpu_seconds
 
 ARGUMENT = tuple(range(600))
 
@@ -35,11 +35,7 @@ def _size(values: tuple[int, ...]) -> int:
 
 def _workers_cpu(pids: list[int]) -> float:
     """The CPU seconds the processes `pids` have run (`/proc/PID/stat`)."""
-    spent = 0.0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        spent += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return spent
+    return sum(stat_cpu_seconds(Path(f"/proc/{pid}/stat").read_text()) for pid in pids)
 
 
 async def _timed(
