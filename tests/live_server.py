@@ -10,6 +10,7 @@ is proved on its own by tests/test_children.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -19,6 +20,7 @@ import tempfile
 import time
 import uuid
 import warnings
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +45,18 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+@contextlib.contextmanager
+def nowhere_port() -> Iterator[int]:
+    """A port where nothing listens, for as long as the block runs: bound and not listening, so
+    a connection is refused, and no other test's server can take it meanwhile (a port that
+    `free_port` found free was once taken by a parallel test's server before the test used it,
+    and the test reached that server instead of nothing)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        yield port
 
 
 def redis_url() -> str:

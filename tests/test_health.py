@@ -26,7 +26,7 @@ from dicepoker.record import replay
 from dicepoker.server.app import create_app
 from dicepoker.server.logs import JsonFormatter
 from dicepoker.server.settings import Settings
-from live_server import LiveServer, free_port, fresh_postgres_database, redis_url
+from live_server import LiveServer, fresh_postgres_database, nowhere_port, redis_url
 from tcp_proxy import TcpProxy
 from ws_client import Player
 
@@ -102,12 +102,13 @@ def test_probes_answer_on_sqlite_and_the_metrics_are_off_by_default(server: Live
 
 def test_readyz_names_a_database_that_refuses_connections(tmp_path: Any) -> None:
     # An app whose PostgreSQL is a closed port (its lifespan is not run: it could not start).
-    nowhere = f"postgresql+asyncpg://dicepoker@127.0.0.1:{free_port()}/nowhere"
-    client = TestClient(create_app(Settings(database=nowhere, bot_workers=0)))
-    assert client.get("/livez").json() == {"live": True}
-    answer = client.get("/readyz")
-    assert answer.status_code == 503
-    assert answer.json() == {"ready": False, "failing": ["database"]}
+    with nowhere_port() as port:
+        nowhere = f"postgresql+asyncpg://dicepoker@127.0.0.1:{port}/nowhere"
+        client = TestClient(create_app(Settings(database=nowhere, bot_workers=0)))
+        assert client.get("/livez").json() == {"live": True}
+        answer = client.get("/readyz")
+        assert answer.status_code == 503
+        assert answer.json() == {"ready": False, "failing": ["database"]}
 
 
 def test_readyz_on_postgresql_and_redis_names_what_hangs_and_what_is_down() -> None:

@@ -25,7 +25,7 @@ from dicepoker.server.app import Settings, create_app
 from dicepoker.server.limits import SOCKETS, TIMEOUT_S, RateLimiter, SharedRedis, SocketCap
 from dicepoker.server.origin import CookieOrigin, origin_matches
 from dicepoker.server.security import HSTS, BodyLimit, Message, Scope, SecurityHeaders
-from live_server import free_port, redis_url
+from live_server import nowhere_port, redis_url
 from tcp_proxy import TcpProxy
 
 T = TypeVar("T")
@@ -102,8 +102,8 @@ def test_a_bucket_expires_from_redis_once_it_would_be_full_again() -> None:
 def test_redis_out_of_reach_falls_back_to_the_process_buckets(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    async def work() -> None:
-        shared = SharedRedis(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    async def work(port: int) -> None:
+        shared = SharedRedis(f"redis://127.0.0.1:{port}/0")  # nothing listens there
         limiter = RateLimiter(unique(), 0.01, 2, shared)
         try:
             assert await limiter.check("a") is None
@@ -114,8 +114,8 @@ def test_redis_out_of_reach_falls_back_to_the_process_buckets(
         finally:
             await shared.close()
 
-    with caplog.at_level(logging.WARNING, "dicepoker.server"):
-        run(work)
+    with caplog.at_level(logging.WARNING, "dicepoker.server"), nowhere_port() as port:
+        run(lambda: work(port))
     said = [r.getMessage() for r in caplog.records if "shared limits" in r.getMessage()]
     assert len(said) == 1  # once per outage, not once per request
     assert "each process limits on its own" in said[0]
@@ -216,8 +216,9 @@ def test_without_redis_or_out_of_its_reach_the_cap_holds_per_process() -> None:
         await cap.stop()
 
     run(lambda: work(SocketCap(2, None)))
-    down = SharedRedis(f"redis://127.0.0.1:{free_port()}/0")
-    run(lambda: work(SocketCap(2, down)))
+    with nowhere_port() as port:
+        down = SharedRedis(f"redis://127.0.0.1:{port}/0")
+        run(lambda: work(SocketCap(2, down)))
     uncapped = SocketCap(0, None)
     assert all(run(lambda: uncapped.open("a")) is not None for _ in range(100))
 

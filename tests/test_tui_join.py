@@ -17,8 +17,9 @@ import pytest
 from dicepoker.tui import PlayApp, RemoteSession, game_address
 from dicepoker.tui.launch import LaunchError, PlayOptions, build
 from dicepoker.tui.rejoin import keep_seat
+from dicepoker.tui.remote import GameAddress
 from dicepoker.tui.widgets import RejoinPanel
-from live_server import DICEPOKER, LiveServer, free_port
+from live_server import DICEPOKER, LiveServer, nowhere_port
 from tui_support import run, until
 
 
@@ -84,16 +85,15 @@ def test_a_refused_token_is_one_line_and_exit_1(server: LiveServer, tmp_path: Pa
 
 
 def test_a_server_that_is_not_there_is_one_line_and_exit_1(tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{free_port()}"
-    for extra in (["--token", "abc"], [], ["--name", "Ana"]):
-        line = one_error_line(play("--server", url, "--game", "g1", *extra, home=tmp_path))
-        assert line.startswith(f"dicepoker: cannot reach {url}: "), line
+    with nowhere_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        for extra in (["--token", "abc"], [], ["--name", "Ana"]):
+            line = one_error_line(play("--server", url, "--game", "g1", *extra, home=tmp_path))
+            assert line.startswith(f"dicepoker: cannot reach {url}: "), line
 
 
 def test_a_session_that_never_connected_stops_instead_of_reconnecting() -> None:
-    address = game_address(f"http://127.0.0.1:{free_port()}", "g1")
-
-    async def scenario() -> None:
+    async def scenario(address: GameAddress) -> None:
         session = RemoteSession(address, "abc", backoff=(0.01,))
         await session.start()
         deadline = time.monotonic() + 20
@@ -103,7 +103,9 @@ def test_a_session_that_never_connected_stops_instead_of_reconnecting() -> None:
         assert session.fatal is not None and session.fatal.startswith("cannot reach")
         await session.close()
 
-    run(scenario)
+    with nowhere_port() as port:
+        address = game_address(f"http://127.0.0.1:{port}", "g1")
+        run(lambda: scenario(address))
 
 
 def test_a_session_to_an_unknown_game_says_so(server: LiveServer) -> None:
