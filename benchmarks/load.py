@@ -17,23 +17,22 @@ and thought once), so that it measures the load, not the start of the processes.
 
 Prints: games, moves per second (people and bots), the intent-to-broadcast latency p50/p99 (from
 sending an intent to each of the game's sockets receiving its event, the actor's and, with two
-processes, the other process's), how many events came with their position's chances of winning
-and how many had them after (a `chances` message), errors (refusals, lost connections, failed
-requests), and each server process's peak memory (VmHWM, with its workers) and CPU time (its
-own, and its bot and forecast workers'). `--metrics` adds each server's own histograms over the
-measured period (the garbage collector's pauses by generation among them). `--affinity` connects
-every socket of a game to one process (the one a hash of the game's path picks, as
+processes, the other process's), how many events came with their position's chances of winning and
+how many had them after (a `chances` message), errors (refusals, lost connections, failed
+requests), each server process's peak memory (VmHWM, with its workers) and CPU time (its own, and
+its bot and forecast workers'), and the share of the time each server's event loop and the driver's
+waited for a CPU (the kernel's run-queue wait). `--metrics` adds each server's own histograms over
+the measured period (the garbage collector's pauses by generation among them). `--affinity`
+connects every socket of a game to one process (the one a hash of the game's path picks, as
 deploy/nginx.conf's upstream for game sockets does) instead of crossing them, so that its events
 reach their players without crossing Redis. `--timeline` adds the measured period second by second
-(`latency_by_second`: each second's deliveries, p50, p99 and max, beside the driver's loop lag,
-the machine's busy and stolen shares, each server's CPU and its workers', and with `--metrics`
-each server's loop lag, collector's pauses and commits: load_timeline.py), to tell a stall from
-a tail and what a stall is made of.
-`--json` prints the same as one JSON object.
+(`latency_by_second`: each second's deliveries and latency beside what the driver, the machine,
+each server and the other busy processes did in it: load_timeline.py), to tell a stall from a tail
+and what a stall is made of. `--json` prints the same as one JSON object.
 
-The driver runs on uvloop, its people on picows (a WebSocket client in Cython that hands each
-frame to a callback: no task woken per message), and its sockets send no pings (a browser sends
-none), so that its own work, which shares the machine with the servers, stays small.
+The driver runs on uvloop, its people on picows (a WebSocket client in Cython that hands each frame
+to a callback: no task woken per message), and its sockets send no pings (a browser sends none), so
+that its own work, which shares the machine with the servers, stays small.
 """
 
 from __future__ import annotations
@@ -63,7 +62,7 @@ from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
 from dicepoker.server.store import create_database
 from load_metrics import harvests, histograms, scrape
 from load_report import print_report
-from load_servers import Server, free_port, log_problems, start_server
+from load_servers import Server, free_port, log_problems, loop_waits, start_server, wait_shares
 from load_timeline import Timeline, by_second, watch
 
 COLUMNS = 3
@@ -378,6 +377,7 @@ async def drive(
         await asyncio.sleep(SETTLE_SECONDS)
         scrapes = [await scrape(client, server.url) for server in servers] if METRICS else []
         cpu_before = [server.cpu_seconds() for server in servers]
+        waits_before = loop_waits(servers)
         workers_before = [server.workers_cpu_seconds() for server in servers]
         driver_before = time.process_time()
         stats.measuring = True
@@ -410,6 +410,7 @@ async def drive(
         by_name = [s.workers_cpu_by_name(w) for s, w in zip(servers, workers_before, strict=True)]
         workers_cpu = [sum(named.values()) for named in by_name]
         driver_cpu = time.process_time() - driver_before
+        waited = wait_shares(servers, waits_before, elapsed)
         if METRICS:
             after = [await scrape(client, server.url) for server in servers]
             server_side = [histograms(a, b) for a, b in zip(scrapes, after, strict=True)]
@@ -461,6 +462,7 @@ async def drive(
         "workers_cpu_share": [round(c / elapsed, 2) for c in workers_cpu],
         "workers_cpu_by_name": [{k: round(v / elapsed, 2) for k, v in n.items()} for n in by_name],
         "driver_cpu_share": round(driver_cpu / elapsed, 2),
+        "cpu_wait_share": {"servers": waited[:-1], "driver": waited[-1]},
         "driver_loop_lag_ms": {
             "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),
             "max": round(max(stats.driver_lag) * 1000, 1),

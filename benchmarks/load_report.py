@@ -42,7 +42,8 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
         f"(each process: {report['process_peak_memory_mb']}), "
         f"CPU share {report['server_cpu_share']}, their workers' {report['workers_cpu_share']} "
         f"{report['workers_cpu_by_name']} "
-        f"(the driver: {report['driver_cpu_share']})"
+        f"(the driver: {report['driver_cpu_share']}); waiting for a CPU: the servers' loops "
+        f"{report['cpu_wait_share']['servers']}, the driver's {report['cpu_wait_share']['driver']}"
     )
     for n, figures in enumerate(report.get("server_side_ms", [])):
         said = ", ".join(
@@ -65,8 +66,12 @@ def print_slowest(timeline: list[dict[str, Any]], count: int = 5) -> None:
         )
         if "busy" in row:
             line += f"; busy {row['busy']:.0%}, steal {row['steal']:.0%}"
+            line += f", driver wait {row['driver_wait']}"
             for n, server in enumerate(row["servers"]):
-                line += f"; server {n}: cpu {server['cpu']}, workers {server['workers_cpu']}"
+                line += (
+                    f"; server {n}: cpu {server['cpu']}, wait {server['cpu_wait']}, "
+                    f"workers {server['workers_cpu']}"
+                )
                 if "loop_lag_ms" in server:
                     line += (
                         f", lag {server['loop_lag_ms']} ms, gc {server['gc_ms']} ms, "

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,10 @@ class Server:
     def cpu_seconds(self) -> float:
         return _cpu_seconds(self.process.pid)
 
+    def wait_seconds(self) -> float:
+        """Seconds the server's event loop (its main thread) has waited for a CPU so far."""
+        return wait_seconds(self.process.pid)
+
     def workers_cpu_seconds(self) -> dict[int, float]:
         """CPU seconds of each child process of the server now (its bot and forecast workers)."""
         out = {}
@@ -85,6 +90,31 @@ def stat_cpu_seconds(stat: str) -> float:
     (after the name in brackets, which may hold spaces: utime and stime, in clock ticks)."""
     fields = stat.rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_seconds(pid: int) -> float:
+    """Seconds the main thread of process `pid` has been ready to run and waited for a CPU
+    (the kernel's run-queue wait, `/proc/PID/schedstat`): a loop that has work and no core."""
+    return schedstat_wait_seconds(Path(f"/proc/{pid}/schedstat").read_text())
+
+
+def loop_waits(servers: Sequence[Server]) -> list[float]:
+    """The run-queue waits so far (s) of each server's event loop, then of this process's main
+    thread (the driver's loop)."""
+    return [server.wait_seconds() for server in servers] + [wait_seconds(os.getpid())]
+
+
+def wait_shares(servers: Sequence[Server], before: list[float], seconds: float) -> list[float]:
+    """The share of the last `seconds` that each server's event loop, then the driver's, waited
+    for a CPU (`before`: `loop_waits` at their start)."""
+    after = loop_waits(servers)
+    return [round((a - b) / seconds, 2) for a, b in zip(after, before, strict=True)]
+
+
+def schedstat_wait_seconds(schedstat: str) -> float:
+    """The run-queue wait in a `/proc/PID/schedstat` text (time on a CPU, time waiting on a
+    run queue, time slices run; nanoseconds), in seconds."""
+    return int(schedstat.split()[1]) / 1e9
 
 
 def _family(pid: int) -> list[int]:

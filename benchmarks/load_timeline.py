@@ -10,8 +10,12 @@ host). Each second's row puts them side by side:
   driver's own loop lag (the most it woke up late);
 - from `/proc/stat`: the machine's busy and stolen share of the second;
 - per server, from `/proc` and, with `--metrics`, from a scrape of its `/metrics` at each tick:
-  its CPU and its workers' (cores), its event loop's lag and collector's pauses (ms summed over
-  the second), and its commits (count and mean ms);
+  its CPU and its workers' (cores), the share of the second its event loop was ready to run and
+  waited for a CPU (`cpu_wait`, the kernel's run-queue wait: `/proc/PID/schedstat`), its event
+  loop's lag and collector's pauses (ms summed over the second), and its commits (count and
+  mean ms);
+- the driver's own wait for a CPU (`driver_wait`): its loop stamps each delivery as it reads
+  it, so a second it waited is late for every game;
 - the CPU of the machine's other busy processes (`others`, cores, from `/proc`): the driver,
   Redis, and PostgreSQL by role (its backends, autovacuum, checkpointer, WAL writer, ...), each
   of which the kernel schedules as a group of its own (autogroup: each calls `setsid`), so a
@@ -34,7 +38,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from load_metrics import histograms
-from load_servers import stat_cpu_seconds
+from load_servers import stat_cpu_seconds, wait_seconds
 
 #: A server's `/metrics` scraped: each histogram series' cumulative buckets, its total at `SUM`.
 Scrape = dict[str, dict[float, float]]
@@ -47,6 +51,8 @@ class Watched(Protocol):
 
     def workers_cpu_seconds(self) -> dict[int, float]: ...
 
+    def wait_seconds(self) -> float: ...
+
 
 @dataclass
 class Tick:
@@ -58,6 +64,9 @@ class Tick:
     workers_cpu: list[float]
     scrapes: list[Scrape] | None
     others: dict[int, tuple[str, float]] = field(default_factory=dict)  # pid: (group, CPU s)
+    # Run-queue waits so far (s): each server's event loop's, the driver's loop's.
+    waits: list[float] = field(default_factory=list)
+    driver_wait: float = 0.0
 
 
 @dataclass
@@ -139,10 +148,12 @@ async def tick(
     cpu = [server.cpu_seconds() for server in servers]
     workers = [sum(server.workers_cpu_seconds().values()) for server in servers]
     others = others_cpu()
+    waits = [server.wait_seconds() for server in servers]
+    driver_wait = wait_seconds(os.getpid())
     scrapes = None
     if scrape is not None:
         scrapes = list(await asyncio.gather(*(scrape(n) for n in range(len(servers)))))
-    return Tick(at, machine, cpu, workers, scrapes, others)
+    return Tick(at, machine, cpu, workers, scrapes, others, waits, driver_wait)
 
 
 def others_second(before: Tick, after: Tick) -> dict[str, float]:
@@ -187,6 +198,8 @@ def _server_second(before: Tick, after: Tick, n: int) -> dict[str, float]:
         "cpu": round((after.cpu[n] - before.cpu[n]) / span, 2),
         # (a worker started or replaced within the second counts from its start)
         "workers_cpu": round(max(0.0, after.workers_cpu[n] - before.workers_cpu[n]) / span, 2),
+        # the share of the second its event loop was ready to run and had no CPU
+        "cpu_wait": round((after.waits[n] - before.waits[n]) / span, 2),
     }
     if before.scrapes is not None and after.scrapes is not None:
         figures = histograms(before.scrapes[n], after.scrapes[n])
@@ -205,8 +218,8 @@ def by_second(
 ) -> list[dict[str, Any]]:
     """The measured period second by second, by when each event arrived: its deliveries (count,
     p50, p99, max ms) and the driver's worst lag in it; and, for the tick that began in that
-    second to the next, the machine's busy and stolen shares, each server's figures and the
-    other processes' CPU (`others`)."""
+    second to the next, the machine's busy and stolen shares, each server's figures, the other
+    processes' CPU (`others`) and the driver's wait for a CPU (`driver_wait`)."""
     start = timeline.start
     seconds: dict[int, list[float]] = {}
     for at, latency in zip(received, latencies, strict=True):
@@ -226,6 +239,9 @@ def by_second(
             "steal": round(counters[7] / all_ticks, 2) if len(counters) > 7 else 0.0,
             "servers": [_server_second(before, after, n) for n in range(len(after.cpu))],
             "others": others_second(before, after),
+            "driver_wait": round(
+                (after.driver_wait - before.driver_wait) / (after.at - before.at), 2
+            ),
         }
     out: list[dict[str, Any]] = []
     for second in sorted(seconds.keys() | spans.keys()):

@@ -16,6 +16,10 @@ import pytest
 from live_server import postgres_url, redis_url
 from processes import run
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+from load_report import print_report
+
 LOAD = Path(__file__).resolve().parents[1] / "benchmarks" / "load.py"
 
 
@@ -48,7 +52,7 @@ def _run(*extra: str) -> dict[str, Any]:
     [(1, False), (2, False), (2, True)],
     ids=["sqlite", "postgresql-crossing", "postgresql-affinity"],
 )
-def test_small_load_run(processes: int, affinity: bool) -> None:
+def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFixture[str]) -> None:
     extra = ["--processes", str(processes)]
     if processes > 1:
         # With each server's own histograms of the measured period (where the time goes).
@@ -85,6 +89,11 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         assert all(cores >= 0 for cores in named.values())
         assert abs(sum(named.values()) - share) <= 0.01 * len(named)
     assert any("dp-bots" in named for named in by_name)
+    # Each server's loop's and the driver's wait for a CPU: a share of the period (a loop waits
+    # only while it is ready to run: at most all of the time).
+    waited = report["cpu_wait_share"]
+    assert len(waited["servers"]) == processes
+    assert all(0 <= share <= 1.01 for share in [*waited["servers"], waited["driver"]])
     if processes > 1:
         for server in report["server_side_ms"]:
             assert set(server) >= {"intent_broadcast", "db_commit", "event_loop_lag"}
@@ -115,10 +124,12 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         spans = [row for row in timeline if "busy" in row]
         assert len(spans) >= report["seconds"] / 2  # (a late scrape's tick skips a second)
         for row in spans:
-            assert 0 <= row["steal"] <= row["busy"] <= 1
+            assert 0 <= row["steal"] <= row["busy"] <= 1 and 0 <= row["driver_wait"] <= 1.1
             assert len(row["servers"]) == processes
             for server in row["servers"]:
                 assert server["cpu"] >= 0 and server["workers_cpu"] >= 0
+                # (a share of a second; the reads of a tick are a few ms apart from its time)
+                assert 0 <= server["cpu_wait"] <= 1.1
                 assert server["loop_lag_ms"] >= 0 and server["gc_ms"] >= 0
                 assert server["commits"] >= 0 and server["commit_ms"] >= 0
         # The servers committed in the period, and it shows in its seconds.
@@ -130,6 +141,13 @@ def test_small_load_run(processes: int, affinity: bool) -> None:
         assert sum(row["others"].get("pg backend", 0) for row in spans) > 0
     else:
         assert "latency_by_second" not in report
+    # The same report as printed for a person (without --json), from the same data.
+    print_report(report, [0.05, 0.3], 0.1)
+    printed = capsys.readouterr().out
+    assert (
+        f"p99 {latency['p99']} ms" in printed and "waiting for a CPU: the servers' loops" in printed
+    )
+    assert ("slowest seconds" in printed) is affinity
 
 
 def test_the_servers_warnings_and_errors_are_counted(

@@ -6,6 +6,7 @@ the same report end to end (tests/test_load.py)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from load_metrics import SUM
+from load_servers import schedstat_wait_seconds, wait_seconds
 from load_timeline import (
     Tick,
     Timeline,
@@ -50,10 +52,37 @@ def _machine(busy: int, idle: int, steal: int) -> list[int]:
 def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() -> None:
     timeline = Timeline(start=100.0)
     timeline.ticks = [
-        Tick(100.0, _machine(0, 0, 0), [10.0], [4.0], [_scrape(1.0, 100, 0.2, 50, 0.1)]),
-        Tick(101.0, _machine(150, 50, 10), [10.5], [4.25], [_scrape(1.3, 200, 0.3, 150, 0.3)]),
+        Tick(
+            100.0,
+            _machine(0, 0, 0),
+            [10.0],
+            [4.0],
+            [_scrape(1.0, 100, 0.2, 50, 0.1)],
+            {},
+            [2.0],
+            1.0,
+        ),
+        Tick(
+            101.0,
+            _machine(150, 50, 10),
+            [10.5],
+            [4.25],
+            [_scrape(1.3, 200, 0.3, 150, 0.3)],
+            {},
+            [2.25],
+            1.125,
+        ),
         # A late tick (a scrape answered late): its span is two seconds, named by its start.
-        Tick(103.0, _machine(550, 50, 10), [12.5], [4.25], [_scrape(2.3, 260, 0.9, 150, 0.3)]),
+        Tick(
+            103.0,
+            _machine(550, 50, 10),
+            [12.5],
+            [4.25],
+            [_scrape(2.3, 260, 0.9, 150, 0.3)],
+            {},
+            [3.25],
+            1.125,
+        ),
     ]
     timeline.lags = [(100.2, 0.001), (100.7, 0.004), (102.5, 0.3)]
     received = [100.1, 100.5, 100.9, 102.2]
@@ -65,10 +94,12 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
     assert (first["p50"], first["p99"], first["max"]) == (20.0, 30.0, 30.0)
     assert first["driver_lag_ms"] == 4.0
     assert (first["busy"], first["steal"]) == (0.75, 0.05)
+    assert first["driver_wait"] == 0.12  # the driver's loop waited an eighth of the second
     assert first["servers"] == [
         {
             "cpu": 0.5,
             "workers_cpu": 0.25,
+            "cpu_wait": 0.25,  # its loop was ready and had no CPU for a quarter of the second
             "loop_lag_ms": 300.0,
             "gc_ms": 100.0,
             "commits": 100,
@@ -82,6 +113,7 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
     assert second["servers"][0]["cpu"] == 1.0 and second["servers"][0]["commit_ms"] == 0.0
     assert second["servers"][0]["loop_lag_ms"] == 1000.0
     assert second["servers"][0]["gc_ms"] == 600.0 and second["servers"][0]["workers_cpu"] == 0
+    assert second["servers"][0]["cpu_wait"] == 0.5 and second["driver_wait"] == 0.0
     assert third["deliveries"] == 1 and third["max"] == 400.0
     assert third["driver_lag_ms"] == 300.0
     assert "busy" not in third  # the last tick begins no span
@@ -91,17 +123,20 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
 def test_without_scrapes_a_second_has_the_cpu_only() -> None:
     timeline = Timeline(start=0.0)
     timeline.ticks = [
-        Tick(0.0, _machine(0, 0, 0), [1.0, 2.0], [0.0, 0.0], None),
-        Tick(1.0, _machine(100, 100, 0), [1.25, 2.5], [0.5, 0.0], None),
+        Tick(0.0, _machine(0, 0, 0), [1.0, 2.0], [0.0, 0.0], None, {}, [0.0, 1.0]),
+        Tick(1.0, _machine(100, 100, 0), [1.25, 2.5], [0.5, 0.0], None, {}, [0.0, 1.5]),
     ]
     (row,) = by_second(timeline, [], [])
     assert row["deliveries"] == 0 and row["busy"] == 0.5
-    assert row["servers"] == [{"cpu": 0.25, "workers_cpu": 0.5}, {"cpu": 0.5, "workers_cpu": 0.0}]
+    assert row["servers"] == [
+        {"cpu": 0.25, "workers_cpu": 0.5, "cpu_wait": 0.0},
+        {"cpu": 0.5, "workers_cpu": 0.0, "cpu_wait": 0.5},
+    ]
 
 
 class _Process:
-    def __init__(self, cpu: float, workers: dict[int, float]) -> None:
-        self.cpu, self.workers = cpu, workers
+    def __init__(self, cpu: float, workers: dict[int, float], wait: float = 0.0) -> None:
+        self.cpu, self.workers, self.wait = cpu, workers, wait
 
     def cpu_seconds(self) -> float:
         return self.cpu
@@ -109,10 +144,13 @@ class _Process:
     def workers_cpu_seconds(self) -> dict[int, float]:
         return self.workers
 
+    def wait_seconds(self) -> float:
+        return self.wait
+
 
 @pytest.mark.parametrize("scraped", [False, True])
 def test_a_tick_reads_the_machine_and_each_server(scraped: bool) -> None:
-    servers = [_Process(3.0, {1: 1.0, 2: 0.5}), _Process(4.0, {})]
+    servers = [_Process(3.0, {1: 1.0, 2: 0.5}, 0.75), _Process(4.0, {}, 0.5)]
     asked: list[int] = []
 
     async def scrape(n: int) -> dict[str, dict[float, float]]:
@@ -121,6 +159,8 @@ def test_a_tick_reads_the_machine_and_each_server(scraped: bool) -> None:
 
     read = asyncio.run(tick(servers, scrape if scraped else None))
     assert read.cpu == [3.0, 4.0] and read.workers_cpu == [1.5, 0.0]
+    assert read.waits == [0.75, 0.5]
+    assert 0 <= read.driver_wait <= wait_seconds(os.getpid())  # this process's loop; it only grows
     assert len(read.machine) >= 8  # /proc/stat's counters, steal the eighth
     assert sum(read.machine) <= sum(machine_cpu())  # they only grow
     if scraped:
@@ -135,7 +175,10 @@ def test_a_counter_that_goes_back_counts_nothing() -> None:
     timeline = Timeline(start=0.0)
     before = [100, 0, 0, 50, 10, 0, 0, 0]
     after = [300, 0, 0, 50, 7, 0, 0, 0]  # 200 ticks busy, iowait 3 lower
-    timeline.ticks = [Tick(0.0, before, [0.0], [0.0], None), Tick(1.0, after, [0.5], [0.0], None)]
+    timeline.ticks = [
+        Tick(0.0, before, [0.0], [0.0], None, {}, [0.0]),
+        Tick(1.0, after, [0.5], [0.0], None, {}, [0.0]),
+    ]
     (row,) = by_second(timeline, [], [])
     assert row["busy"] == 1.0 and row["steal"] == 0.0
 
@@ -160,8 +203,8 @@ def test_the_other_processes_cpu_by_group() -> None:
     }
     timeline = Timeline(start=0.0)
     timeline.ticks = [
-        Tick(0.0, _machine(0, 0, 0), [0.0], [0.0], None, before),
-        Tick(2.0, _machine(100, 100, 0), [0.0], [0.0], None, after),
+        Tick(0.0, _machine(0, 0, 0), [0.0], [0.0], None, before, [0.0]),
+        Tick(2.0, _machine(100, 100, 0), [0.0], [0.0], None, after, [0.0]),
     ]
     (row,) = by_second(timeline, [], [])
     assert row["others"] == {
@@ -185,10 +228,17 @@ def test_a_postgresql_process_s_role_comes_from_its_title() -> None:
 
 
 def test_the_driver_is_read_among_the_other_processes() -> None:
-    import os
-
     found = others_cpu()
     group, seconds = found[os.getpid()]
     assert group == "driver" and seconds > 0
     groups = {group for group, _ in found.values()}
     assert all(g in ("driver", "redis") or g.startswith("pg ") for g in groups)
+
+
+def test_a_run_queue_wait_is_read_from_schedstat() -> None:
+    """The second of `/proc/PID/schedstat`'s three figures (ns on a CPU, ns waiting on a run
+    queue, slices), in seconds; and a process's own, read for real, only grows."""
+    assert schedstat_wait_seconds("4006399176 879026983 4859\n") == 0.879026983
+    assert schedstat_wait_seconds("0 0 0") == 0.0
+    first = wait_seconds(os.getpid())
+    assert 0 <= first <= wait_seconds(os.getpid())
