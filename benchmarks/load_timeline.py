@@ -15,7 +15,7 @@ host). Each second's row puts them side by side:
   loop's lag and collector's pauses (ms summed over the second), and its commits (count and
   mean ms);
 - the driver's own wait for a CPU (`driver_wait`): its loop stamps each delivery as it reads
-  it, so a second it waited is late for every game;
+  it, so its wait adds to every delivery it reads late;
 - the CPU of the machine's other busy processes (`others`, cores, from `/proc`): the driver,
   Redis, and PostgreSQL by role (its backends, autovacuum, checkpointer, WAL writer, ...), each
   of which the kernel schedules as a group of its own (autogroup: each calls `setsid`), so a
