@@ -58,9 +58,8 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
             [10.0],
             [4.0],
             [_scrape(1.0, 100, 0.2, 50, 0.1)],
-            {},
-            [2.0],
-            1.0,
+            waits=[2.0],
+            driver_wait=1.0,
         ),
         Tick(
             101.0,
@@ -68,9 +67,8 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
             [10.5],
             [4.25],
             [_scrape(1.3, 200, 0.3, 150, 0.3)],
-            {},
-            [2.25],
-            1.125,
+            waits=[2.25],
+            driver_wait=1.125,
         ),
         # A late tick (a scrape answered late): its span is two seconds, named by its start.
         Tick(
@@ -79,9 +77,8 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
             [12.5],
             [4.25],
             [_scrape(2.3, 260, 0.9, 150, 0.3)],
-            {},
-            [3.25],
-            1.125,
+            waits=[3.25],
+            driver_wait=1.125,
         ),
     ]
     timeline.lags = [(100.2, 0.001), (100.7, 0.004), (102.5, 0.3)]
@@ -123,8 +120,8 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
 def test_without_scrapes_a_second_has_the_cpu_only() -> None:
     timeline = Timeline(start=0.0)
     timeline.ticks = [
-        Tick(0.0, _machine(0, 0, 0), [1.0, 2.0], [0.0, 0.0], None, {}, [0.0, 1.0]),
-        Tick(1.0, _machine(100, 100, 0), [1.25, 2.5], [0.5, 0.0], None, {}, [0.0, 1.5]),
+        Tick(0.0, _machine(0, 0, 0), [1.0, 2.0], [0.0, 0.0], None, waits=[0.0, 1.0]),
+        Tick(1.0, _machine(100, 100, 0), [1.25, 2.5], [0.5, 0.0], None, waits=[0.0, 1.5]),
     ]
     (row,) = by_second(timeline, [], [])
     assert row["deliveries"] == 0 and row["busy"] == 0.5
@@ -176,8 +173,8 @@ def test_a_counter_that_goes_back_counts_nothing() -> None:
     before = [100, 0, 0, 50, 10, 0, 0, 0]
     after = [300, 0, 0, 50, 7, 0, 0, 0]  # 200 ticks busy, iowait 3 lower
     timeline.ticks = [
-        Tick(0.0, before, [0.0], [0.0], None, {}, [0.0]),
-        Tick(1.0, after, [0.5], [0.0], None, {}, [0.0]),
+        Tick(0.0, before, [0.0], [0.0], None, waits=[0.0]),
+        Tick(1.0, after, [0.5], [0.0], None, waits=[0.0]),
     ]
     (row,) = by_second(timeline, [], [])
     assert row["busy"] == 1.0 and row["steal"] == 0.0
@@ -203,8 +200,8 @@ def test_the_other_processes_cpu_by_group() -> None:
     }
     timeline = Timeline(start=0.0)
     timeline.ticks = [
-        Tick(0.0, _machine(0, 0, 0), [0.0], [0.0], None, before, [0.0]),
-        Tick(2.0, _machine(100, 100, 0), [0.0], [0.0], None, after, [0.0]),
+        Tick(0.0, _machine(0, 0, 0), [0.0], [0.0], None, before, waits=[0.0]),
+        Tick(2.0, _machine(100, 100, 0), [0.0], [0.0], None, after, waits=[0.0]),
     ]
     (row,) = by_second(timeline, [], [])
     assert row["others"] == {
