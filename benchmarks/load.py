@@ -63,6 +63,7 @@ from dicepoker.server.store import create_database
 from load_metrics import harvests, histograms, scrape
 from load_report import print_report
 from load_servers import Server, free_port, log_problems, loop_waits, start_server, wait_shares
+from load_speed import SpeedProbe, probe_by_second, probe_summary
 from load_timeline import Timeline, by_second, watch
 
 COLUMNS = 3
@@ -71,6 +72,7 @@ SUBPROTOCOL_USED = [SUBPROTOCOLS[0]]  # --subprotocol
 AFFINITY = [False]  # --affinity
 TIMELINE = [False]  # --timeline
 STAGGER = [0.0]  # --stagger
+PROBE: list[SpeedProbe] = []  # the CPU probe while the load runs
 
 
 @dataclass
@@ -346,20 +348,9 @@ async def drive(
     creating = asyncio.Semaphore(CREATING)
     # No pool timeout: creating a thousand games may queue for a connection a while.
     async with httpx.AsyncClient(timeout=httpx.Timeout(60, pool=None), limits=limits) as client:
+        shared = (client, servers, stats, think, stop, ready)
         tasks = [
-            asyncio.create_task(
-                keep_game(
-                    n,
-                    client,
-                    servers,
-                    stats,
-                    think,
-                    stop,
-                    ready,
-                    random.Random(rng.random()),
-                    creating,
-                )
-            )
+            asyncio.create_task(keep_game(n, *shared, random.Random(rng.random()), creating))
             for n in range(games)
         ]
         for _ in range(games):  # every game created and every person connected
@@ -419,6 +410,8 @@ async def drive(
         await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.gather(*watching)  # (a failed tick fails the run: it is not the servers')
     timeline.lags = list(zip(stats.driver_lag_at, stats.driver_lag, strict=True))
+    samples = PROBE[0].samples() if PROBE else []
+    timeline.probe = probe_by_second(samples, start)
     per_second = by_second(timeline, stats.received, stats.latencies) if TIMELINE[0] else None
     latencies = sorted(stats.latencies)
     memory = [server.peak_memory_mb() for server in servers]
@@ -463,6 +456,7 @@ async def drive(
         "workers_cpu_by_name": [{k: round(v / elapsed, 2) for k, v in n.items()} for n in by_name],
         "driver_cpu_share": round(driver_cpu / elapsed, 2),
         "cpu_wait_share": {"servers": waited[:-1], "driver": waited[-1]},
+        "cpu_probe": probe_summary(samples, start, start + elapsed),  # how fast the machine ran
         "driver_loop_lag_ms": {
             "p99": round(sorted(stats.driver_lag)[int(0.99 * len(stats.driver_lag))] * 1000, 1),
             "max": round(max(stats.driver_lag) * 1000, 1),
@@ -505,10 +499,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         log_json=True,
                     )
                 )
+            PROBE[:] = [SpeedProbe(Path(folder) / "probe.txt")]
+            PROBE[0].start()
             # On uvloop, as the servers run: the driver's loop is the simulated people's, and
             # its own overhead adds to every latency it measures.
             report = uvloop.run(drive(servers, args.games, args.seconds, think, args.seed))
         finally:
+            if PROBE:
+                PROBE.pop().stop()
             for server in servers:
                 server.process.terminate()
             for server in servers:

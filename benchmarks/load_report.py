@@ -26,6 +26,11 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
             f"chances: {100 * report['events_with_chances'] / moves:.0f}% of the events came with "
             f"them, {100 * report['chances_after_the_event'] / moves:.0f}% had them after"
         )
+    probe = report["cpu_probe"]
+    print(
+        f"CPU probe (the same piece of Python, load_speed.py): {probe['units']} units, median "
+        f"{probe['median_us']} us of CPU (p10 {probe['p10_us']}, p90 {probe['p90_us']})"
+    )
     timeline = report.get("latency_by_second")
     if timeline:
         print_slowest(timeline)
@@ -64,6 +69,8 @@ def print_slowest(timeline: list[dict[str, Any]], count: int = 5) -> None:
             f"  {row['second']:>4} s: {row['deliveries']}, {row['p50']}/{row['p99']}/"
             f"{row['max']} ms; driver lag {row['driver_lag_ms']} ms"
         )
+        if "probe_us" in row:
+            line += f"; probe {row['probe_us']} us"
         if "busy" in row:
             line += f"; busy {row['busy']:.0%}, steal {row['steal']:.0%}"
             line += f", driver wait {row['driver_wait']}"

@@ -16,6 +16,8 @@ host). Each second's row puts them side by side:
   mean ms);
 - the driver's own wait for a CPU (`driver_wait`): its loop stamps each delivery as it reads
   it, so its wait adds to every delivery it reads late;
+- how fast the machine ran Python in that second (`probe_us`: the CPU time of a fixed piece of
+  Python, `load_speed.py`), which on this shared machine changes from hour to hour;
 - the CPU of the machine's other busy processes (`others`, cores, from `/proc`): the driver,
   Redis, and PostgreSQL by role (its backends, autovacuum, checkpointer, WAL writer, ...), each
   of which the kernel schedules as a group of its own (autogroup: each calls `setsid`), so a
@@ -76,6 +78,8 @@ class Timeline:
     start: float
     ticks: list[Tick] = field(default_factory=list)
     lags: list[tuple[float, float]] = field(default_factory=list)
+    # Each second's median unit of the CPU probe, µs (load_speed.py: how fast the machine ran).
+    probe: dict[int, float] = field(default_factory=dict)
 
 
 def machine_cpu() -> list[int]:
@@ -217,7 +221,8 @@ def by_second(
     timeline: Timeline, received: list[float], latencies: list[float]
 ) -> list[dict[str, Any]]:
     """The measured period second by second, by when each event arrived: its deliveries (count,
-    p50, p99, max ms) and the driver's worst lag in it; and, for the tick that began in that
+    p50, p99, max ms), the driver's worst lag in it and the CPU probe's median unit (`probe_us`,
+    µs, where one was timed); and, for the tick that began in that
     second to the next, the machine's busy and stolen shares, each server's figures, the other
     processes' CPU (`others`) and the driver's wait for a CPU (`driver_wait`)."""
     start = timeline.start
@@ -254,6 +259,8 @@ def by_second(
                 "max": round(got[-1], 1),
             }
         row["driver_lag_ms"] = round(lag.get(second, 0.0), 1)
+        if second in timeline.probe:
+            row["probe_us"] = timeline.probe[second]
         out.append(row | spans.get(second, {}))
     return out
 

@@ -94,6 +94,10 @@ def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFi
     waited = report["cpu_wait_share"]
     assert len(waited["servers"]) == processes
     assert all(0 <= share <= 1.01 for share in [*waited["servers"], waited["driver"]])
+    # The CPU probe timed its piece of Python all through the measured period (4 a second).
+    probe = report["cpu_probe"]
+    assert probe["units"] >= 2 * report["seconds"]
+    assert 0 < probe["p10_us"] <= probe["median_us"] <= probe["p90_us"]
     if processes > 1:
         for server in report["server_side_ms"]:
             assert set(server) >= {"intent_broadcast", "db_commit", "event_loop_lag"}
@@ -120,6 +124,8 @@ def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFi
         assert all(0 <= row["p50"] <= row["p99"] <= row["max"] for row in delivered)
         assert max(row["max"] for row in delivered) == latency["max"]
         assert all(row["driver_lag_ms"] >= 0 for row in timeline)
+        timed = [row["probe_us"] for row in timeline if "probe_us" in row]
+        assert len(timed) >= report["seconds"] / 2 and all(us > 0 for us in timed)
         # Beside them, the machine's and each server's second (a tick at each whole second).
         spans = [row for row in timeline if "busy" in row]
         assert len(spans) >= report["seconds"] / 2  # (a late scrape's tick skips a second)
@@ -147,6 +153,7 @@ def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFi
     assert (
         f"p99 {latency['p99']} ms" in printed and "waiting for a CPU: the servers' loops" in printed
     )
+    assert f"units, median {probe['median_us']} us of CPU" in printed
     assert ("slowest seconds" in printed) is affinity
 
 

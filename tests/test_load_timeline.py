@@ -82,6 +82,7 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
         ),
     ]
     timeline.lags = [(100.2, 0.001), (100.7, 0.004), (102.5, 0.3)]
+    timeline.probe = {0: 870, 2: 1480}  # the CPU probe's median unit, µs (none in second 1)
     received = [100.1, 100.5, 100.9, 102.2]
     latencies = [0.010, 0.020, 0.030, 0.400]
     rows = by_second(timeline, received, latencies)
@@ -112,6 +113,7 @@ def test_each_second_puts_the_deliveries_beside_the_machine_and_the_servers() ->
     assert second["servers"][0]["gc_ms"] == 600.0 and second["servers"][0]["workers_cpu"] == 0
     assert second["servers"][0]["cpu_wait"] == 0.5 and second["driver_wait"] == 0.0
     assert third["deliveries"] == 1 and third["max"] == 400.0
+    assert (first["probe_us"], third["probe_us"]) == (870, 1480) and "probe_us" not in second
     assert third["driver_lag_ms"] == 300.0
     assert "busy" not in third  # the last tick begins no span
     assert first["others"] == {} and second["others"] == {}  # (no other process read)
