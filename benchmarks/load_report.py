@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from load_speed import speed_halves
+
 
 def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -> None:
     latency = report["latency_ms"]
@@ -34,6 +36,15 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
     timeline = report.get("latency_by_second")
     if timeline:
         print_slowest(timeline)
+        halves = speed_halves(timeline)
+        print(
+            "seconds by the probe: "
+            + "; ".join(
+                f"the {name} half, {h['seconds']} s (units up to {h['probe_us_up_to']} us): p99 "
+                f"median {h['p99_median_ms']} ms, {h['over_100_ms']} s over 100 ms"
+                for name, h in halves.items()
+            )
+        )
     print(f"errors {report['errors']} {report['error_samples'] or ''}")
     if report["games_without_a_move"]:
         print(f"games that did not move while measured: {report['games_without_a_move']}")

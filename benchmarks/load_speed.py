@@ -85,6 +85,27 @@ def probe_by_second(samples: list[tuple[float, float]], start: float) -> dict[in
     return {second: round(statistics.median(spent)) for second, spent in seconds.items()}
 
 
+def speed_halves(timeline: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The timeline's seconds (`load_timeline.by_second` rows with deliveries and a probe unit)
+    split at the median unit: for the faster and the slower half, how many seconds, their units
+    (µs, the slowest of the half), the median of their p99s (ms) and how many had a p99 over
+    100 ms. Whether a run's slow seconds are the machine's."""
+    timed = sorted(
+        (row for row in timeline if row["deliveries"] and "probe_us" in row),
+        key=lambda row: row["probe_us"],
+    )
+    half = (len(timed) + 1) // 2
+    out: dict[str, dict[str, Any]] = {}
+    for name, rows in (("faster", timed[:half]), ("slower", timed[half:])):
+        out[name] = {
+            "seconds": len(rows),
+            "probe_us_up_to": rows[-1]["probe_us"] if rows else None,
+            "p99_median_ms": statistics.median(row["p99"] for row in rows) if rows else None,
+            "over_100_ms": sum(1 for row in rows if row["p99"] > 100),
+        }
+    return out
+
+
 @dataclass
 class SpeedProbe:
     """The probe process while it runs (`start` to `stop`), its figures in `path`."""
@@ -119,4 +140,5 @@ __all__ = [
     "probe_by_second",
     "probe_summary",
     "read_samples",
+    "speed_halves",
 ]

@@ -155,6 +155,7 @@ def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFi
     )
     assert f"units, median {probe['median_us']} us of CPU" in printed
     assert ("slowest seconds" in printed) is affinity
+    assert ("seconds by the probe: the faster half" in printed) is affinity
 
 
 def test_the_servers_warnings_and_errors_are_counted(

@@ -15,7 +15,7 @@ from processes import Proc, descendants, running, wait_ended
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from load_speed import SpeedProbe, probe_by_second, probe_summary, read_samples
+from load_speed import SpeedProbe, probe_by_second, probe_summary, read_samples, speed_halves
 
 
 def test_the_probe_s_lines_are_read_and_a_cut_one_is_left_out() -> None:
@@ -41,6 +41,33 @@ def test_the_measured_period_s_units_and_each_second_s_median() -> None:
     }
     # Second 0: 900-1200 (median 1050), 1: 1300-1600, 2: 1700-1900.
     assert probe_by_second(samples, 10.0) == {0: 1050, 1: 1450, 2: 1800}
+
+
+def test_the_seconds_are_split_at_the_median_unit() -> None:
+    def second(n: int, probe: float | None, p99: float, deliveries: int = 900) -> dict[str, object]:
+        row: dict[str, object] = {"second": n, "deliveries": deliveries, "p99": p99}
+        return row | ({"probe_us": probe} if probe is not None else {})
+
+    timeline = [
+        second(0, 850, 40.0),
+        second(1, 1450, 120.0),
+        second(2, 900, 60.0),
+        second(3, 1500, 90.0),
+        second(4, 870, 101.0),
+        second(5, None, 500.0),  # no unit timed in it: left out
+        {"second": 6, "deliveries": 0, "probe_us": 800, "driver_lag_ms": 0.0},  # no delivery
+        second(7, 1400, 130.0),
+    ]
+    assert speed_halves(timeline) == {
+        "faster": {"seconds": 3, "probe_us_up_to": 900, "p99_median_ms": 60.0, "over_100_ms": 1},
+        "slower": {"seconds": 3, "probe_us_up_to": 1500, "p99_median_ms": 120.0, "over_100_ms": 2},
+    }
+    assert speed_halves([])["faster"] == {
+        "seconds": 0,
+        "probe_us_up_to": None,
+        "p99_median_ms": None,
+        "over_100_ms": 0,
+    }
 
 
 def _proc(pid: int) -> Proc:
