@@ -100,7 +100,9 @@ def speed_halves(timeline: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         out[name] = {
             "seconds": len(rows),
             "probe_us_up_to": rows[-1]["probe_us"] if rows else None,
-            "p99_median_ms": statistics.median(row["p99"] for row in rows) if rows else None,
+            "p99_median_ms": round(statistics.median(row["p99"] for row in rows), 1)
+            if rows
+            else None,
             "over_100_ms": sum(1 for row in rows if row["p99"] > 100),
         }
     return out
