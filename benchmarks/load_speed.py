@@ -1,13 +1,15 @@
 """`benchmarks/load.py`'s CPU probe: how fast this machine ran Python while the load was measured.
 
-The same code on this shared 2-core machine costs up to about 1.7 times as much CPU at one hour
-as at another (docs/deploy.md, "How fast the machine is"): the host's other guests share its
-cores, and the kernel here counts none of it as stolen. A load run's latency means little without
-knowing which machine it ran on, so a small process beside the load times a fixed piece of pure
-Python (`UNIT_LOOPS` rounds of an integer loop, about a millisecond) every `INTERVAL` seconds in
-CPU time (`time.thread_time_ns`: its wait for a CPU is not counted, its slower instructions
-are) and writes each figure to a file. The report gives their median over the measured period
-and, with `--timeline`, each second's.
+The same code on the shared 2-core development machine costs about 1.7 times as much CPU in some
+stretches as in others, idle or loaded (docs/deploy.md, "How fast the machine is"); the cause is
+outside the machine, whose kernel counts none of it as stolen. A load run's latency means little
+without knowing which speed it ran at, so a small process beside the load times a fixed piece of
+pure Python (`UNIT_LOOPS` rounds of an integer loop, about a millisecond) every `INTERVAL`
+seconds in CPU time (`time.thread_time_ns`: its wait for a CPU is not counted, its slower
+instructions are) and writes each figure to a file. The report gives their median, p10 and p90
+over the measured period (`probe_summary`), with `--timeline` each second's median
+(`probe_by_second`), and the printed report the p99s of the faster and the slower half of the
+seconds (`speed_halves`).
 
 The probe takes about half a percent of a core. It ends when the load does (`SpeedProbe.stop`),
 and by itself once its parent is gone (it would be reparented), so that a killed load leaves
