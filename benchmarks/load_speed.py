@@ -52,9 +52,10 @@ with open(path, "w", buffering=1) as out:
 
 
 def read_samples(text: str) -> list[tuple[float, float]]:
-    """The probe's lines (`when microseconds`) as pairs; a last line cut short is left out."""
+    """The probe's lines (`when microseconds`) as pairs. What follows the last newline is left
+    out: a line being written (read while the probe runs) could read as a smaller number."""
     samples: list[tuple[float, float]] = []
-    for line in text.splitlines():
+    for line in text.split("\n")[:-1]:
         parts = line.split()
         if len(parts) == 2:
             try:

@@ -19,8 +19,9 @@ from load_speed import SpeedProbe, probe_by_second, probe_summary, read_samples,
 
 
 def test_the_probe_s_lines_are_read_and_a_cut_one_is_left_out() -> None:
-    text = "10.5 870.25\n11.0 1480\nnot a line\n11.25 x\n11.5"
+    text = "10.5 870.25\n11.0 1480\nnot a line\n11.25 x\n11.5 14"  # (11.5's unit being written)
     assert read_samples(text) == [(10.5, 870.25), (11.0, 1480.0)]
+    assert read_samples(text + "80\n")[-1] == (11.5, 1480.0)
 
 
 def test_the_measured_period_s_units_and_each_second_s_median() -> None:
