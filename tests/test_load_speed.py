@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from processes import Proc, descendants, running, wait_ended
 
@@ -45,11 +46,11 @@ def test_the_measured_period_s_units_and_each_second_s_median() -> None:
 
 
 def test_the_seconds_are_split_at_the_median_unit() -> None:
-    def second(n: int, probe: float | None, p99: float, deliveries: int = 900) -> dict[str, object]:
-        row: dict[str, object] = {"second": n, "deliveries": deliveries, "p99": p99}
+    def second(n: int, probe: float | None, p99: float) -> dict[str, Any]:
+        row: dict[str, Any] = {"second": n, "deliveries": 900, "p99": p99}
         return row | ({"probe_us": probe} if probe is not None else {})
 
-    timeline = [
+    timeline: list[dict[str, Any]] = [
         second(0, 850, 40.0),
         second(1, 1450, 120.0),
         second(2, 900, 60.0),
