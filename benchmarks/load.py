@@ -20,8 +20,9 @@ sending an intent to each of the game's sockets receiving its event, the actor's
 processes, the other process's), how many events came with their position's chances of winning and
 how many had them after (a `chances` message), errors (refusals, lost connections, failed
 requests), each server process's peak memory (VmHWM, with its workers) and CPU time (its own, and
-its bot and forecast workers'), and the share of the time each server's event loop and the driver's
-waited for a CPU (the kernel's run-queue wait). `--metrics` adds each server's own histograms over
+its bot and forecast workers'), the share of the time each server's event loop and the driver's
+waited for a CPU (the kernel's run-queue wait), and how fast the machine ran Python meanwhile (a
+CPU probe beside the load: load_speed.py). `--metrics` adds each server's own histograms over
 the measured period (the garbage collector's pauses by generation among them). `--affinity`
 connects every socket of a game to one process (the one a hash of the game's path picks, as
 deploy/nginx.conf's upstream for game sockets does) instead of crossing them, so that its events
