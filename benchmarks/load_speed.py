@@ -31,9 +31,9 @@ UNIT_LOOPS = 20_000
 #: Seconds between two units.
 INTERVAL = 0.25
 
-# The probe process: `python -c PROBE FILE PARENT LOOPS INTERVAL`. Its clock is the driver's
+# The probe process: `python -c PROBE_CODE FILE PARENT LOOPS INTERVAL`. Its clock is the driver's
 # (`time.perf_counter`, the system's monotonic clock on Linux).
-PROBE = """
+PROBE_CODE = """
 import os, sys, time
 
 def unit(loops):
@@ -122,7 +122,7 @@ class SpeedProbe:
 
     def start(self) -> None:
         args = [str(self.path), str(os.getpid()), str(self.loops), str(self.interval)]
-        self.process = subprocess.Popen([sys.executable, "-c", PROBE, *args])
+        self.process = subprocess.Popen([sys.executable, "-c", PROBE_CODE, *args])
 
     def stop(self) -> list[tuple[float, float]]:
         """End the probe (if it runs) and return what it timed: (when, µs) pairs."""
@@ -139,7 +139,7 @@ class SpeedProbe:
 
 __all__ = [
     "INTERVAL",
-    "PROBE",
+    "PROBE_CODE",
     "UNIT_LOOPS",
     "SpeedProbe",
     "probe_by_second",

@@ -17,7 +17,8 @@ host). Each second's row puts them side by side:
 - the driver's own wait for a CPU (`driver_wait`): its loop stamps each delivery as it reads
   it, so its wait adds to every delivery it reads late;
 - how fast the machine ran Python in that second (`probe_us`: the CPU time of a fixed piece of
-  Python, `load_speed.py`), which on this shared machine changes from hour to hour;
+  Python, `load_speed.py`), which on the shared development machine changes every few seconds
+  to minutes;
 - the CPU of the machine's other busy processes (`others`, cores, from `/proc`): the driver,
   Redis, and PostgreSQL by role (its backends, autovacuum, checkpointer, WAL writer, ...), each
   of which the kernel schedules as a group of its own (autogroup: each calls `setsid`), so a
@@ -222,9 +223,9 @@ def by_second(
 ) -> list[dict[str, Any]]:
     """The measured period second by second, by when each event arrived: its deliveries (count,
     p50, p99, max ms), the driver's worst lag in it and the CPU probe's median unit (`probe_us`,
-    µs, where one was timed); and, for the tick that began in that
-    second to the next, the machine's busy and stolen shares, each server's figures, the other
-    processes' CPU (`others`) and the driver's wait for a CPU (`driver_wait`)."""
+    µs, where one was timed); and, for the tick that began in that second to the next, the
+    machine's busy and stolen shares, each server's figures, the other processes' CPU (`others`)
+    and the driver's wait for a CPU (`driver_wait`)."""
     start = timeline.start
     seconds: dict[int, list[float]] = {}
     for at, latency in zip(received, latencies, strict=True):

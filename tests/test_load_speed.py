@@ -86,9 +86,8 @@ def test_the_probe_times_its_unit_until_it_is_stopped(tmp_path: Path) -> None:
         deadline = time.monotonic() + 30
         while len(probe.samples()) < 5 and time.monotonic() < deadline:
             time.sleep(0.01)  # (a condition wait: until five units are written)
-        samples = probe.stop()
     finally:
-        probe.stop()
+        samples = probe.stop()
     assert not running(proc)
     assert len(samples) >= 5
     assert all(us > 0 for _, us in samples)
