@@ -143,11 +143,18 @@ class Broadcaster:
     # --- this process's subscribers ----------------------------------------------------------
 
     def subscribe(
-        self, live: LiveGame, seat: tuple[int, str] | None = None, *, whole: bool = False
+        self,
+        live: LiveGame,
+        seat: tuple[int, str] | None = None,
+        *,
+        whole: bool = False,
+        queue: asyncio.Queue[str] | None = None,
     ) -> asyncio.Queue[str]:
         """A new subscriber; `seat`: the seat and token its connection holds, if any; `whole`:
-        told each event's whole view (`dicepoker.v1`) rather than what it changed."""
-        queue: asyncio.Queue[str] = asyncio.Queue(QUEUE_SIZE)
+        told each event's whole view (`dicepoker.v1`) rather than what it changed; `queue`:
+        where its messages go (by default a new queue of QUEUE_SIZE; a web socket's sends
+        them at once when it can: dicepoker.server.outbox)."""
+        queue = asyncio.Queue(QUEUE_SIZE) if queue is None else queue
         live.subscribers.add(queue)
         if seat is not None:
             live.seated[queue] = seat

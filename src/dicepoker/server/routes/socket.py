@@ -1,9 +1,10 @@
 """The WebSocket of a game (docs/api.md): who connects, what they send, what they are told.
 
-One connection has one reader (this route's loop) and one writer (`_pump`), which sends what the
-broadcaster and the reader queue for it, in order. Replies go to this connection only. The
-route feeds the metrics of what it sees (dicepoker.server.metrics): open connections, refusals
-by code, and each accepted intent's time from arrival to its event handed to the broadcaster.
+One connection has one reader (this route's loop) and one outbox (server/outbox.py), which sends
+what the broadcaster and the reader give it, in order: at once when nothing waits before it, else
+by its writer task. Replies go to this connection only. The route feeds the metrics of what it
+sees (dicepoker.server.metrics): open connections, refusals by code, and each accepted intent's
+time from arrival to its event handed to the broadcaster.
 A client address has at most `--ws-connections` connections open (server/limits.py, `SocketCap`):
 the one over the cap is accepted only to be closed with 1013 ("try again later") and a reason.
 """
@@ -11,18 +12,18 @@ the one over the cap is accepted only to be closed with 1013 ("try again later")
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 
 from fastapi import APIRouter, WebSocket
-from starlette.websockets import WebSocketDisconnect, WebSocketState
+from starlette.websockets import WebSocketDisconnect
 
 from dicepoker import protocol
 from dicepoker.master import LiveGame, Refusal, messages
 from dicepoker.master.broadcast import reply
 from dicepoker.master.seats import ABANDONED
 from dicepoker.server.origin import origin_matches
+from dicepoker.server.outbox import Outbox
 from dicepoker.server.security import (
     CLOSE_RATE_LIMITED,
     CLOSE_TRY_AGAIN_LATER,
@@ -94,25 +95,28 @@ async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str |
     # (`Upkeep.forget_idle`), and a forgotten copy hears of no move.
     live = await app.master.load(game_id) or live
     broadcaster = app.master.broadcaster
-    queue = broadcaster.subscribe(
+    outbox = Outbox(websocket)
+    broadcaster.subscribe(
         live,
         (seat, token) if seat is not None and token else None,
         whole=spoken != protocol.SUBPROTOCOL,
+        queue=outbox,
     )
-    queue.put_nowait(messages.welcome(live, seat).to_json())
+    outbox.put_nowait(messages.welcome(live, seat).to_json())
     rematch = await app.master.known_rematch(live)
     if rematch is not None:  # arrived after the rematch was made: offered it too
-        queue.put_nowait(messages.rematch(rematch, seat, token).to_json())
-    writer = asyncio.create_task(_pump(queue, websocket))
+        outbox.put_nowait(messages.rematch(rematch, seat, token).to_json())
+    writer = asyncio.create_task(outbox.pump())
     app.metrics.sockets.inc()
     try:
-        await _read(websocket, app, live, seat, queue, writer)
+        await _read(websocket, app, live, seat, outbox, writer)
     except WebSocketDisconnect:
         pass
     finally:
         app.metrics.sockets.dec()
         writer.cancel()
-        broadcaster.unsubscribe(live, queue)
+        outbox.stop()
+        broadcaster.unsubscribe(live, outbox)
         app.master.release(live)
 
 
@@ -121,7 +125,7 @@ async def _read(
     app: Services,
     live: LiveGame,
     seat: int | None,
-    queue: asyncio.Queue[str],
+    outbox: Outbox,
     writer: asyncio.Task[None],
 ) -> None:
     """Answer the connection's messages until it closes (or floods and is closed)."""
@@ -134,6 +138,7 @@ async def _read(
         verdict = limiter.check()
         if verdict is Verdict.CLOSE:
             writer.cancel()
+            outbox.stop()
             await websocket.close(CLOSE_RATE_LIMITED, "too many messages")
             return
         text = message.get("text")
@@ -151,14 +156,7 @@ async def _read(
         if isinstance(answer, protocol.ErrorMessage):
             app.metrics.refusals.labels(code=answer.code).inc()
         if answer is not None:
-            reply(queue, answer.to_json())
-
-
-async def _pump(queue: asyncio.Queue[str], websocket: WebSocket) -> None:
-    """The connection's only writer: sends what the broadcaster and the reader queue, in order."""
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        while websocket.application_state == WebSocketState.CONNECTED:
-            await websocket.send_text(await queue.get())
+            reply(outbox, answer.to_json())
 
 
 async def _handle(
