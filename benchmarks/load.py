@@ -59,6 +59,7 @@ import orjson
 import uvloop
 from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
+import load_servers
 from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
 from dicepoker.server.store import create_database
 from load_metrics import harvests, histograms, scrape
@@ -476,7 +477,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for earlier in logs.glob("server-*.log"):  # a kept folder used again: this run's only
             earlier.unlink()
         if args.processes == 1 and not args.postgres_always:
-            databases = [str(Path(folder) / "load.db")]
+            databases, name = [str(Path(folder) / "load.db")], ""
             redis = None
         else:
             if not args.postgres or not args.redis:
@@ -508,10 +509,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             if PROBE:
                 PROBE.pop().stop()
-            for server in servers:
-                server.process.terminate()
-            for server in servers:
-                server.process.wait(timeout=30)
+            load_servers.stop_servers(servers, (args.postgres, name) if name else None)
         report["server_log_problems"] = log_problems(sorted(logs.glob("server-*.log")))
     report["store"] = "sqlite" if redis is None and not args.postgres_always else "postgresql"
     report["think_seconds"] = list(think)

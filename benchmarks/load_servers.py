@@ -3,6 +3,7 @@ from /proc (memory, CPU, their workers), and what their logs said."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import functools
@@ -20,6 +21,7 @@ from typing import Any
 import httpx
 
 from dicepoker.server.lifeline import die_with_parent
+from dicepoker.server.store import drop_database
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 PROBLEMS = ("WARNING", "ERROR", "CRITICAL")  # the log levels `log_problems` counts
@@ -184,6 +186,17 @@ def start_server(
             time.sleep(0.1)  # readiness poll
     process.kill()
     raise SystemExit("server did not start")
+
+
+def stop_servers(servers: Sequence[Server], database: tuple[str, str] | None = None) -> None:
+    """Stop every server (SIGTERM, as a supervisor does) and wait for each; then drop the run's
+    PostgreSQL database (`database`: the PostgreSQL's URL and the database's name), if any."""
+    for server in servers:
+        server.process.terminate()
+    for server in servers:
+        server.process.wait(timeout=30)
+    if database is not None:
+        asyncio.run(drop_database(*database))
 
 
 def free_port() -> int:

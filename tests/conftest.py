@@ -1,9 +1,10 @@
 """Fixtures shared by the test modules: a database of each kind, a real server, a real browser.
 
-Per test, on both kinds of database: a new SQLite file or PostgreSQL database (`database`).
-Module-scoped: one `dicepoker serve` process (bots instant) on its own SQLite file, one HTTP
-client kept open against it, and one Debian chromium per test module. Per test: two server
-processes on a fresh PostgreSQL database with Redis (`server_pair`).
+Per test, on both kinds of database: a new SQLite file or PostgreSQL database (`database`);
+every PostgreSQL database a test made is dropped when the session ends. Module-scoped: one
+`dicepoker serve` process (bots instant) on its own SQLite file, one HTTP client kept open
+against it, and one Debian chromium per test module. Per test: two server processes on a fresh
+PostgreSQL database with Redis (`server_pair`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, Api
-from live_server import LiveServer, fresh_postgres_database, redis_url
+from live_server import LiveServer, drop_made_databases, fresh_postgres_database, redis_url
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _databases_dropped() -> Iterator[None]:
+    """Every PostgreSQL database the session's tests made is dropped at its end."""
+    yield
+    drop_made_databases()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from dicepoker.server.store import create_database
+from dicepoker.server.store import create_database, drop_database
 from processes import end_group
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
@@ -67,12 +67,28 @@ def redis_url() -> str:
     return url
 
 
+#: The databases this test process made (`fresh_postgres_database`), dropped when its session
+#: ends (tests/conftest.py): the test PostgreSQL lives on between runs, and a run makes a few
+#: hundred of them.
+MADE_DATABASES: list[str] = []
+
+
 def fresh_postgres_database() -> str:
     """The URL of a new, empty PostgreSQL database (so tests and runs never collide). Made on a
     thread of its own: the caller's thread may be running an event loop (the browser tests')."""
     name = f"t_{uuid.uuid4().hex[:12]}"
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, create_database(postgres_url(), name)).result()
+        url = pool.submit(asyncio.run, create_database(postgres_url(), name)).result()
+    MADE_DATABASES.append(name)
+    return url
+
+
+def drop_made_databases() -> None:
+    """Drop every database this process made (with any connection still open to it)."""
+    with ThreadPoolExecutor(1) as pool:
+        while MADE_DATABASES:
+            name = MADE_DATABASES.pop()
+            pool.submit(asyncio.run, drop_database(postgres_url(), name)).result()
 
 
 def postgres_url() -> str:

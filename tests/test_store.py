@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import uuid
 from datetime import datetime
 from pathlib import Path
 
@@ -13,7 +14,15 @@ import pytest
 from sqlalchemy import event
 
 from dicepoker.server.batch_sql import SQLITE_BATCH, advance_games
-from dicepoker.server.store import ConflictError, Store, StoredEvent, StoredGame
+from dicepoker.server.store import (
+    ConflictError,
+    Store,
+    StoredEvent,
+    StoredGame,
+    create_database,
+    database_url,
+    drop_database,
+)
 from live_server import fresh_postgres_database
 
 
@@ -266,3 +275,38 @@ def test_server_processes_starting_together_on_a_new_database_all_migrate_it() -
         ]
         errors = [run.communicate(timeout=120)[1] for run in runs]
         assert [run.returncode for run in runs] == [0, 0, 0], [error[-500:] for error in errors]
+
+
+def test_a_made_database_is_dropped_with_its_open_connections() -> None:
+    """What the tests (tests/conftest.py) and the load benchmark do with each PostgreSQL
+    database they made, since the test PostgreSQL lives on between runs: it is dropped, even
+    while a store still holds connections to it."""
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from live_server import postgres_url
+
+    name = f"t_drop_{uuid.uuid4().hex[:8]}"
+
+    async def names() -> set[str]:
+        engine = create_async_engine(database_url(postgres_url()))
+        try:
+            async with engine.connect() as connection:
+                rows = await connection.execute(text("SELECT datname FROM pg_database"))
+                return {row[0] for row in rows}
+        finally:
+            await engine.dispose()
+
+    async def scenario() -> None:
+        store = Store(await create_database(postgres_url(), name))
+        await store.migrate()
+        await store.create_game(
+            StoredGame(id="g", variant="school", options={}, seats=[], status="running")
+        )
+        assert name in await names()
+        await drop_database(postgres_url(), name)
+        assert name not in await names()
+        await store.close()
+        await drop_database(postgres_url(), name)  # gone already: nothing to do
+
+    asyncio.run(scenario())
