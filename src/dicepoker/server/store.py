@@ -32,7 +32,7 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.engine import URL, Dialect, Engine
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -97,32 +97,32 @@ def head_revision() -> str:
     return heads.pop()
 
 
-async def create_database(url: str, name: str) -> str:
-    """Create PostgreSQL database `name` on the server of `url`; returns the new database's URL
-    (for test and benchmark runs that must not share a database)."""
+async def _on_server(url: str, name: str, statement: str) -> URL:
+    """Run `statement` (about database `name`, a plain name) outside any transaction on the
+    PostgreSQL server of `url`; returns the server's URL."""
     if not name.isidentifier():
         raise ValueError(f"not a plain database name: {name!r}")
     base = make_url(database_url(url))
     engine = create_async_engine(base, isolation_level="AUTOCOMMIT")
     try:
         async with engine.connect() as connection:
-            await connection.execute(text(f'CREATE DATABASE "{name}"'))
+            await connection.execute(text(statement))
     finally:
         await engine.dispose()
+    return base
+
+
+async def create_database(url: str, name: str) -> str:
+    """Create PostgreSQL database `name` on the server of `url`; returns the new database's URL
+    (for test and benchmark runs that must not share a database)."""
+    base = await _on_server(url, name, f'CREATE DATABASE "{name}"')
     return base.set(database=name).render_as_string(hide_password=False)
 
 
 async def drop_database(url: str, name: str) -> None:
     """Drop database `name` (made by `create_database`) from the server of `url`, with whatever
     connections are still open to it: a test or benchmark run leaves none behind."""
-    if not name.isidentifier():
-        raise ValueError(f"not a plain database name: {name!r}")
-    engine = create_async_engine(make_url(database_url(url)), isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as connection:
-            await connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        await engine.dispose()
+    await _on_server(url, name, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def database_url(value: str) -> str:
