@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from dicepoker.dice import SeededDice
 from dicepoker.engine import ROLL, GameState, apply
 from dicepoker.master import GameMaster, MemoryStore
 from dicepoker.master import forecast as master_module
+from dicepoker.master.live import LiveGame
 
 TWO = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
 
@@ -100,6 +102,56 @@ def test_a_position_given_up_for_time_is_asked_once_more_while_the_game_rests_th
         master_module.forget(live.id)
 
     asyncio.run(scenario())
+
+
+def test_a_forecast_already_here_or_not_waited_for_costs_no_turn_of_the_loop() -> None:
+    """A move whose forecast came while it was committed, or that does not wait for its forecast
+    (they come late), is told in the same step of the event loop: `judge` gives the loop no
+    turn, which on a busy server would put every other game's ready work before the event."""
+    gate = asyncio.Event()
+
+    async def instant(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+        return (0.5, 0.5)
+
+    async def slow(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+        await gate.wait()
+        return (0.4, 0.6)
+
+    async def scenario() -> None:
+        master = GameMaster(MemoryStore(), dice=SeededDice(3))  # (no forecast of its own)
+        told: list[list[float] | None] = []
+
+        async def late(game: LiveGame) -> None:
+            told.append(game.win_probability())
+
+        live, _ = await master.create("poker-dice", {}, TWO, None)
+        foresight = master_module.foresee(instant, live, apply(live.state, ROLL, SeededDice(3)))
+        await _settle()
+        assert foresight is not None and foresight.judging.done()
+        await master.act(live, 0, "roll", 0)
+        timely = master_module.Timeliness()
+        _in_one_step(master_module.judge(instant, live, late, foresight, timely))
+        assert live.win_probability() == [0.5, 0.5]
+        # Forecasts that came late: a move is told at once, its chances when they come.
+        for _ in range(master_module.TIMELY_WINDOW):
+            timely._note(False)
+        other, _ = await master.create("poker-dice", {}, TWO, None)
+        _in_one_step(master_module.judge(slow, other, late, None, timely))
+        assert other.win_probability() is None and not told
+        gate.set()
+        await _until(lambda: bool(told))
+        assert told == [[0.4, 0.6]] and other.win_probability() == [0.4, 0.6]
+        await master.close()
+        master_module.forget(live.id)
+        master_module.forget(other.id)
+
+    asyncio.run(scenario())
+
+
+def _in_one_step(judging: Coroutine[Any, Any, None]) -> None:
+    """Run `judging` one step by hand, as the event loop would: it must end in that step."""
+    with pytest.raises(StopIteration):
+        judging.send(None)
 
 
 async def _settle() -> None:

@@ -202,7 +202,7 @@ async def judge(
             wait = 0.0  # told at once; its chances follow when they come
         else:
             wait = max(0.0, min(TELL_WITHIN, FORECAST_SECONDS) - (time.perf_counter() - asked))
-        chances = await asyncio.wait_for(asyncio.shield(judging), wait)
+        chances = await _within(judging, wait)
         _in_flight.discard((live.id, seq))
     except asyncio.CancelledError:  # the move's task was (a stop): nobody reads the answer
         judging.cancel()
@@ -227,6 +227,20 @@ async def judge(
     if live.seq == seq:
         live.chances = (seq, tuple(chances))
     _judge_next()
+
+
+async def _within(
+    judging: asyncio.Future[tuple[float, ...] | None], wait: float
+) -> tuple[float, ...] | None:
+    """`judging`'s answer if it comes within `wait` seconds, else TimeoutError (`judging` goes
+    on). An answer already here, or no time to wait, is said at once: `asyncio.wait_for` would
+    give the loop a turn first, and a move's event waits for that turn (behind every other game's
+    work on a busy server) before it is told."""
+    if judging.done():
+        return judging.result()
+    if wait <= 0:
+        raise TimeoutError
+    return await asyncio.wait_for(asyncio.shield(judging), wait)
 
 
 def _background(work: Awaitable[None]) -> None:
