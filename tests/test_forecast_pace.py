@@ -45,6 +45,25 @@ def test_the_worker_rests_only_while_most_of_its_last_forecasts_ran_little() -> 
     asyncio.run(scenario())
 
 
+def test_a_starved_verdict_lapses_when_no_forecast_comes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose last forecasts were starved (a busy moment) and whose games then ask for
+    none (solitaire games) kept that verdict for good, and its puzzles' harvests waited for room
+    for ever (a test's puzzle never came on a loaded CI). The verdict lapses PACE_STALE after
+    the last forecast."""
+    clock = [1000.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])  # (the clock `Pace` reads)
+    pace = Pace()
+    for _ in range(PACE_WINDOW):
+        pace.note(0.001, 0.01)
+    assert pace.starved()
+    clock[0] += master_module.PACE_STALE
+    assert pace.starved()
+    clock[0] += 0.5
+    assert not pace.starved()
+    pace.note(0.001, 0.01)  # a new forecast, starved too: the verdict holds again
+    assert pace.starved()
+
+
 def test_a_position_left_out_while_the_worker_rests_is_judged_after_the_rest(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -53,6 +53,10 @@ AT_ONCE = 2
 PACE_WINDOW = 20
 STARVED_BELOW = 0.4
 PACE_REST = 3.0
+#: Seconds after the last forecast for which `Pace.starved` still holds: a server whose games
+#: ask for no forecast (solitaire games, or none at all) says nothing new of the machine, and an
+#: old verdict would keep the background analyses waiting for good.
+PACE_STALE = 30.0
 
 #: Tells the table the chances judged after the event was told (`Broadcaster.chances`).
 Late = Callable[[LiveGame], Awaitable[None]]
@@ -347,24 +351,29 @@ class Pace:
     judged after the rest (`_unjudged`). On a machine with CPU to spare (1,000 games on two
     cores) the median share was 0.70; saturated (3,000 games), 0.25."""
 
-    __slots__ = ("_rests_until", "_shares", "_wake")
+    __slots__ = ("_noted_at", "_rests_until", "_shares", "_wake")
 
     def __init__(self) -> None:
         # Of each of the last forecasts, the share of its time that the worker ran; at the
         # start as if all had run the whole time.
         self._shares = deque([1.0] * PACE_WINDOW, maxlen=PACE_WINDOW)
         self._rests_until = 0.0  # (`time.perf_counter`)
+        self._noted_at = 0.0  # when the last forecast was noted (`time.perf_counter`)
         self._wake: asyncio.TimerHandle | None = None
 
     def note(self, cpu: float, wall: float) -> None:
         """A forecast took `wall` seconds in the worker, `cpu` of them on a CPU."""
         self._shares.append(min(1.0, cpu / wall) if wall > 0 else 1.0)
+        self._noted_at = time.perf_counter()
         if self.starved():
             rest_until = time.perf_counter() + PACE_REST * wall
             self._rests_until = max(self._rests_until, rest_until)
 
     def starved(self) -> bool:
-        """Whether the worker ran less than STARVED_BELOW of its forecasts' time lately."""
+        """Whether the worker ran less than STARVED_BELOW of its forecasts' time lately (its
+        last forecast at most PACE_STALE ago)."""
+        if time.perf_counter() - self._noted_at > PACE_STALE:
+            return False
         return sorted(self._shares)[len(self._shares) // 2] < STARVED_BELOW
 
     def resting(self) -> bool:
