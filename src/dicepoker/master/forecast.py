@@ -364,9 +364,9 @@ class Pace:
     def note(self, cpu: float, wall: float) -> None:
         """A forecast took `wall` seconds in the worker, `cpu` of them on a CPU."""
         self._shares.append(min(1.0, cpu / wall) if wall > 0 else 1.0)
-        self._noted_at = time.perf_counter()
+        self._noted_at = now = time.perf_counter()
         if self.starved():
-            rest_until = time.perf_counter() + PACE_REST * wall
+            rest_until = now + PACE_REST * wall
             self._rests_until = max(self._rests_until, rest_until)
 
     def starved(self) -> bool:
