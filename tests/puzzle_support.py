@@ -7,8 +7,11 @@ decision of the game is the advisor's best, so that decision is the game's one p
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -22,7 +25,7 @@ from dicepoker.record import Game
 from dicepoker.rules import get_rules
 from dicepoker.server.models import utcnow
 from dicepoker.server.store import Store
-from ws_client import Player
+from live_server import LiveServer
 
 BLUNDER = "score chance"
 BEST = "score yahtzee"
@@ -97,28 +100,37 @@ async def store_game(
         await store.append(game_id, event.seq - 1, event, status)
 
 
-def play_scratch_game(url: str, ws_url: str) -> str:
-    """A person plays a whole solitaire Yahtzee game on a live server and scratches Yahtzee on
-    the first throw (scores it as Chance if it is one): a puzzle once the game is harvested.
-    Returns the game's id."""
-    created = httpx.post(
-        f"{url}/api/games",
-        json={"variant": "yahtzee", "seats": [{"kind": "human", "name": "Ana"}]},
-        timeout=10,
-    )
-    assert created.status_code == 201, created.text
-    game = created.json()
-    player = Player(ws_url, game["id"], game["seats"][0]["token"])
+def puzzle_server(path: str, seeds: Sequence[int] = (7,)) -> LiveServer:
+    """A started server on a new SQLite database at `path` that held, before it started, one
+    finished blunder game per seed (one or two; different dice after the blunder): its sweep
+    harvests them, one at a time, and the server is returned once each is a puzzle.
+
+    A server of its own: on a server where other tests finish games, a puzzle waits behind
+    their harvests, and each harvest rests while the machine is busy
+    (`BotPool.analysis_rest`), longer than a test should wait on a loaded machine."""
+
+    async def prepare() -> None:
+        store = Store(path)
+        try:
+            await store.migrate()
+            for number, seed in enumerate(seeds):
+                await store_game(store, f"blunder{number}", blunder_game(seed).to_record())
+        finally:
+            await store.close()
+
+    assert 1 <= len(seeds) <= 2, "the puzzles are told apart by `after`: one or two games"
+    # In a thread of its own: Playwright's sync API runs an event loop in this one.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, prepare()).result()
+    live = LiveServer(path).start()
     try:
-        assert player.act("roll", player.seq)["type"] == "event"
-        dice = player.state["turn"]["dice"]
-        first = "score chance" if len(set(dice)) == 1 else "score yahtzee"
-        assert player.act(first, player.seq)["type"] == "event"
-        while not player.state["finished"]:
-            player.play_turn()
-    finally:
-        player.close()
-    return str(game["id"])
+        first = wait_for_puzzle(live.url)["id"]
+        if len(seeds) == 2:
+            wait_for_puzzle(live.url, after=first)
+    except BaseException:
+        live.stop()
+        raise
+    return live
 
 
 def wait_for_puzzle(

@@ -16,14 +16,13 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from browser_support import ROOT, WORDS, Api, with_tokens
 from browser_support import Person as _Person
 from live_server import LiveServer
-from puzzle_support import play_scratch_game, wait_for_puzzle
+from puzzle_support import puzzle_server
 
 expect.set_options(timeout=15_000)
 
@@ -53,6 +52,14 @@ def axe_source() -> str:
         missing = AXE.relative_to(ROOT)
         pytest.fail(f"{missing} is missing: run `bash scripts/check-js` (npm ci) first")
     return AXE.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def puzzles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server of its own with a puzzle (see `puzzle_support.puzzle_server`)."""
+    live = puzzle_server(str(tmp_path_factory.mktemp("a11y-puzzles") / "games.db"))
+    yield live
+    live.stop()
 
 
 def violations(page: Page, axe_source: str) -> list[dict[str, Any]]:
@@ -167,17 +174,13 @@ def test_every_page_is_axe_clean(
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("lang", list(WORDS))
 def test_the_puzzles_page_is_axe_clean(
-    server: LiveServer, person_at: Any, axe_source: str, lang: str, size: str
+    puzzles: LiveServer, person_at: Any, axe_source: str, lang: str, size: str
 ) -> None:
-    """The puzzles page before and after an answer (a person's game played here first, once
-    per module: its scratched Yahtzee is the puzzle)."""
-    found = httpx.get(f"{server.url}/api/puzzles/next?preset=yahtzee", timeout=10)
-    if found.status_code == 404:
-        play_scratch_game(server.url, server.ws_url)
-    wait_for_puzzle(server.url)
+    """The puzzles page before and after an answer (a puzzle from a game that scored a
+    Yahtzee as Chance)."""
     person = person_at(size)
     page = person.page
-    page.goto(f"{server.url}/puzzles?preset=yahtzee&lang={lang}")
+    page.goto(f"{puzzles.url}/puzzles?preset=yahtzee&lang={lang}")
     expect(page.locator("html")).to_have_attribute("lang", WORDS[lang]["html_lang"])
     expect(page.locator("#main-sheet td.legal button.move").first).to_be_visible()
     check(page, axe_source, "puzzle")

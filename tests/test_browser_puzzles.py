@@ -9,7 +9,6 @@ harvests them (as after a restart), so the puzzles exist without playing whole g
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +19,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_support import OpenPerson, Person, artifacts_dir, people, screenshot, shown_dice
-from dicepoker.server.store import Store
 from live_server import LiveServer
-from puzzle_support import BEST, BLUNDER, blunder_game, store_game, wait_for_puzzle
+from puzzle_support import BEST, BLUNDER, puzzle_server, wait_for_puzzle
 
 expect.set_options(timeout=30_000)
 
@@ -55,29 +53,13 @@ WORDS = {
 }
 
 
-@pytest.fixture(scope="module")
-def puzzle_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A server whose database holds two finished games with the blunder (different dice after
-    it), harvested by the server's sweep when it starts."""
-    path = str(tmp_path_factory.mktemp("puzzles") / "games.db")
-
-    async def prepare() -> None:
-        store = Store(path)
-        try:
-            await store.migrate()
-            for number, seed in enumerate((7, 11)):
-                await store_game(store, f"blunder{number}", blunder_game(seed).to_record())
-        finally:
-            await store.close()
-
-    asyncio.run(prepare())
-    live = LiveServer(path).start()
-    try:
-        # Both games harvested (one at a time, in the analysis worker) before a page asks.
-        wait_for_puzzle(live.url, after=wait_for_puzzle(live.url)["id"])
-        yield live
-    finally:
-        live.stop()
+@pytest.fixture(scope="module", name="puzzle_server")
+def _puzzle_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server whose database held two finished games with the blunder (different dice after
+    it), both harvested by the server's sweep before a page asks."""
+    live = puzzle_server(str(tmp_path_factory.mktemp("puzzles") / "games.db"), seeds=(7, 11))
+    yield live
+    live.stop()
 
 
 def puzzle_ids(server: LiveServer) -> list[str]:
