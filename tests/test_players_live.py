@@ -96,9 +96,13 @@ def test_a_game_played_under_an_account_is_on_its_page(live: LiveServer) -> None
     assert running["pool"] == "school-1" and running["options"] == {"columns": 1}
     state = _play_to_the_end(live, game_id, [game["seats"][0]["token"]])
     assert state.finished
-    # Once the results and the analysis are written: her game and her stats.
+    # Once the results and the analysis are written: her game and her stats. The analysis is
+    # a background one: while the game's forecasts came starved (a loaded machine), it waits
+    # until that verdict lapses, 30 s after the last forecast (`Pace.starved`), then runs.
     page = live.wait_for(
-        "/api/players/LIDIA", lambda p: p["stats"] and p["stats"][0]["analysed"] == 1
+        "/api/players/LIDIA",
+        lambda p: p["stats"] and p["stats"][0]["analysed"] == 1,
+        timeout=120,
     )
     (finished,) = page["games"]
     place, sharing = _place(state, 0)
