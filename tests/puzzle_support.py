@@ -1,5 +1,6 @@
 """Helpers of the puzzles' tests: a finished game with a known blunder, built with the engine,
-and put in a store as the server would have stored it (its events, their thrown dice).
+put in a store as the server would have stored it (its events, their thrown dice), and a
+server started on such a store once its puzzles are made.
 
 The blunder: Ana's first throw is a Yahtzee (five sixes) and she scores it as Chance. Every other
 decision of the game is the advisor's best, so that decision is the game's one puzzle.
