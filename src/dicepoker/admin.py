@@ -2,10 +2,10 @@
 
 List the accounts, disable one (logged out everywhere at once) or enable it again, reset a
 password, delete an account (its games stay, under a neutral name) or a game (its events go with
-it). Each command opens the database the way `dicepoker serve` does (`--db`, else
-`$DATABASE_URL`, else the SQLite file in the user data folder; a SQLite file must exist), brings
-its schema to the newest migration first, and changes nothing when it refuses (an unknown name
-or game: exit status 1).
+it), delete the expired login sessions. Each command opens the database the way `dicepoker serve`
+does (`--db`, else `$DATABASE_URL`, else the SQLite file in the user data folder; a SQLite file
+must exist), brings its schema to the newest migration first, and changes nothing when it refuses
+(an unknown name or game: exit status 1).
 The server may keep running: it reads accounts and sessions from the database at every request
 (docs/deploy.md, "Running a community").
 
@@ -273,6 +273,16 @@ def delete_account_command(
             f"deleted the account {account.name}; "
             f"its seats in {len(renamed)} game(s) are named {DELETED_NAME!r} now"
         )
+
+    typer.echo(on_database(database, work))
+
+
+@admin_app.command("purge-sessions")
+def purge_sessions_command(database: Database = None) -> None:
+    """Delete every expired login session now (the server deletes them too, as people log in)."""
+
+    async def work(_store: Store, accounts: Accounts) -> str:
+        return f"deleted {await accounts.purge_expired()} expired session(s)"
 
     typer.echo(on_database(database, work))
 

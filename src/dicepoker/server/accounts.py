@@ -6,6 +6,10 @@ session token, sent as an HttpOnly cookie; the database keeps only the token's S
 copy of the database logs nobody in. An unknown name and a wrong password get the same answer
 and cost the same time (a dummy hash is checked for an unknown name), so a name's existence
 cannot be learned from the login.
+
+Expired sessions are deleted as sessions are opened, never by a task of their own: an account's
+own expired sessions when it logs in, and everyone's, a batch at a time, at most once every
+`PURGE_EVERY` (`Accounts.open_session` says why).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import asyncio
 import hashlib
 import secrets
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -30,6 +35,9 @@ from dicepoker.server.store import Store
 NAME_MIN, NAME_MAX = 3, 20
 PASSWORD_MIN, PASSWORD_MAX = 8, 200
 SESSION_DAYS = 30
+#: How often opening a session also deletes expired sessions of any account, and how many at most.
+PURGE_EVERY = timedelta(hours=1)
+PURGE_BATCH = 500
 COOKIE = "dicepoker_session"
 #: What a deleted account's seats are called in the games it played (which stay).
 DELETED_NAME = "Deleted player"
@@ -93,12 +101,22 @@ def _aware(moment: datetime) -> datetime:
 
 class Accounts:
     """The accounts and sessions of one store. Hashing runs in a thread: argon2id is meant to
-    be slow, and the event loop must not wait for it."""
+    be slow, and the event loop must not wait for it. `now` is the clock sessions expire by
+    (tests move it)."""
 
-    def __init__(self, store: Store, hasher: PasswordHasher | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        hasher: PasswordHasher | None = None,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
         self.store = store
         self.hasher = hasher or PasswordHasher()
+        self.now = now
         self._dummy: str | None = None
+        # When opening a session next deletes expired sessions of any account (None: at the
+        # first one, so that a server started after a long pause catches up at once).
+        self._next_purge: datetime | None = None
 
     async def _hash(self, password: str) -> str:
         return await asyncio.to_thread(self.hasher.hash, password)
@@ -236,8 +254,23 @@ class Accounts:
     # --- sessions ------------------------------------------------------------------------
 
     async def open_session(self, account_id: int) -> str:
+        """Open a session of the account and give its token; expired sessions go meanwhile.
+
+        Most expired sessions belong to people who come back: their cookie lapsed with the
+        session, so they log in again, and this deletes the account's expired sessions (found
+        through the sessions' account index). The accounts nobody logs into again are swept up
+        at most once every `PURGE_EVERY` per process, `PURGE_BATCH` sessions at a time: the
+        sweep scans the table and runs inside somebody's login (on SQLite holding the one
+        writer's turn), so it must be rare and short; a backlog (a database from before sessions
+        were purged) goes a batch at each next session instead. An expired session left a while
+        costs only its row: `by_session` refuses it. Several processes sweep alike, harmlessly.
+        """
         token = secrets.token_urlsafe(32)
-        now = utcnow()
+        now = self.now().astimezone(UTC)
+        sweep = self._next_purge is None or now >= self._next_purge
+        if sweep:
+            # Claimed before the first await: this process's other logins do not sweep too.
+            self._next_purge = now + PURGE_EVERY
         row = SessionRow(
             token_hash=hash_session(token),
             account_id=account_id,
@@ -245,7 +278,15 @@ class Accounts:
             expires_at=now + timedelta(days=SESSION_DAYS),
         )
         async with self.store.writing(), self.store.sessions() as session, session.begin():
+            await session.execute(
+                delete(SessionRow)
+                .where(SessionRow.account_id == account_id, SessionRow.expires_at <= now)
+                .execution_options(synchronize_session=False)
+            )
+            swept = await self._purge(session, now, PURGE_BATCH) if sweep else 0
             session.add(row)
+        if swept >= PURGE_BATCH:
+            self._next_purge = now  # more are left: the next session takes the next batch
         return token
 
     async def by_session(self, token: str) -> Account | None:
@@ -264,7 +305,7 @@ class Accounts:
         if found is None:
             return None
         stored, row = found
-        if _aware(stored.expires_at) <= utcnow() or row.disabled:
+        if _aware(stored.expires_at) <= self.now() or row.disabled:
             return None
         return account_of(row)
 
@@ -275,11 +316,21 @@ class Accounts:
             )
 
     async def purge_expired(self) -> int:
+        """Delete every expired session at once (`dicepoker admin purge-sessions`): how many."""
         async with self.store.writing(), self.store.sessions() as session, session.begin():
-            result = await session.execute(
-                delete(SessionRow).where(SessionRow.expires_at <= utcnow())
-            )
-            return int(getattr(result, "rowcount", 0) or 0)
+            return await self._purge(session, self.now().astimezone(UTC), None)
+
+    @staticmethod
+    async def _purge(session: AsyncSession, now: datetime, most: int | None) -> int:
+        """Delete the sessions expired by `now`, at most `most` of them: how many went."""
+        expired = delete(SessionRow).where(SessionRow.expires_at <= now)
+        if most is not None:
+            # A LIMIT inside the IN: neither SQLite (as built by default) nor PostgreSQL takes
+            # one on DELETE itself.
+            batch = select(SessionRow.token_hash).where(SessionRow.expires_at <= now).limit(most)
+            expired = delete(SessionRow).where(SessionRow.token_hash.in_(batch))
+        result = await session.execute(expired.execution_options(synchronize_session=False))
+        return int(getattr(result, "rowcount", 0) or 0)
 
     async def count(self) -> int:
         async with self.store.sessions() as session:
