@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import Request
-from sqlalchemy import delete, exc, func, select
+from sqlalchemy import delete, exc, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from dicepoker.master import Refusal
@@ -157,11 +157,6 @@ class Accounts:
     async def by_name(self, name: str) -> Account | None:
         row = await self._row(name)
         return None if row is None else account_of(row)
-
-    async def by_id(self, account_id: int) -> Account | None:
-        async with self.store.sessions() as session:
-            row = await session.get(AccountRow, account_id)
-            return None if row is None else account_of(row)
 
     async def check_login(self, name: str, password: str) -> Account:
         """The account whose name and password these are, or `bad_login` (the same for an
@@ -331,10 +326,6 @@ class Accounts:
             expired = delete(SessionRow).where(SessionRow.token_hash.in_(batch))
         result = await session.execute(expired.execution_options(synchronize_session=False))
         return int(getattr(result, "rowcount", 0) or 0)
-
-    async def count(self) -> int:
-        async with self.store.sessions() as session:
-            return int(await session.scalar(select(func.count()).select_from(AccountRow)) or 0)
 
 
 def session_token(request: Request) -> str | None:
