@@ -92,14 +92,6 @@ class VectorTables:
     width: int  # columns of the state matrix `S`
     parts: tuple[ObservationPart, ...]  # the observation's keys, sorted as `spaces.Dict` keeps them
 
-    @property
-    def total_column(self) -> int:
-        return k.C_TOTAL
-
-    @property
-    def done_column(self) -> int:
-        return k.C_DONE
-
 
 def vector_tables(rules: Rules) -> VectorTables:
     """The kernels' tables for `rules`, built once and kept with the rules."""

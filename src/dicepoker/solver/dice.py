@@ -93,10 +93,6 @@ class DiceSpace:
             raise ValueError(f"not a hand of {self.dice} dice with {self.faces} faces: {dice}")
         return index
 
-    def outcome_probability(self, outcome: tuple[int, ...]) -> Fraction:
-        """The exact chance of throwing `outcome` (sorted faces) with all the dice."""
-        return _probability(outcome, self.faces)
-
 
 def _multinomial(counts: Sequence[int]) -> int:
     out = factorial(sum(counts))
