@@ -271,7 +271,7 @@ def test_train_school_makes_a_duel_fit(tmp_path: Path) -> None:
     out = tmp_path / "school_value.json"
     data = json.loads(DATA.read_text(encoding="utf-8"))
     out.write_text(json.dumps({"models": {"3": data["models"]["3"]}}), encoding="utf-8")
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "train_school.py"
+    script = Path(__file__).resolve().parents[1] / "tools" / "fit" / "train_school.py"
     command = [sys.executable, str(script), "--duel-fit", "--columns", "3", "--games", "4"]
     command += ["--duels", "1.0", "--rivals", "greedy", "--hidden", "8", "--epochs", "1"]
     command += ["--workers", "1", "--seed", "5", "--out", str(out)]
@@ -391,7 +391,7 @@ def test_training_reads_weights_at_nothing_as_zero(monkeypatch: pytest.MonkeyPat
     are 0, like the committed ones (weight decay leaves subnormal weights behind)."""
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.setenv(name, "1")  # what the script sets on import, undone after the test
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "tools" / "fit"))
     from train_school import fit
 
     rules = get_rules("school", {"columns": 1})

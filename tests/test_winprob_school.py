@@ -1,6 +1,6 @@
 """The School win probability (`dicepoker.winprob.school`): the chances' properties on played and
 altered positions, the mover's turn played out against the expert's own plan, and a small
-calibration run through the benchmark's own functions (`benchmarks/winprob.py`)."""
+calibration run through the benchmark's own functions (`tools/fit/winprob.py`)."""
 
 from __future__ import annotations
 
@@ -34,11 +34,11 @@ from dicepoker.winprob.school import (
 )
 
 RULES = get_rules("school", {})
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "winprob.py"
+BENCH = Path(__file__).resolve().parents[1] / "tools" / "fit" / "winprob.py"
 
 
 def bench(path: Path = BENCH, name: str = "winprob_bench") -> ModuleType:
-    """benchmarks/winprob.py (or another benchmark) as a module (the benchmarks are scripts,
+    """tools/fit/winprob.py (or another script beside it) as a module (they are scripts,
     not a package)."""
     found = sys.modules.get(name)
     if found is not None:

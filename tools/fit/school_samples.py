@@ -1,4 +1,4 @@
-"""The games the School expert's value network learns from (benchmarks/train_school.py).
+"""The games the School expert's value network learns from (tools/fit/train_school.py).
 
 Each game is played by the one bot loop (`dicepoker.simulate.play_game`); a learning seat notes,
 at the start of each of its turns, the position's features and the planner's value of the turn,

@@ -1,7 +1,7 @@
 """How well the win probability (`dicepoker.winprob`) predicts who wins: calibration on bots' games.
 
-    .venv/bin/python benchmarks/winprob.py --fit-skill --skill-games 300 --games 0 --workers 2
-    .venv/bin/python benchmarks/winprob.py --variants school --games 300 --workers 2
+    .venv/bin/python tools/fit/winprob.py --fit-skill --skill-games 300 --games 0 --workers 2
+    .venv/bin/python tools/fit/winprob.py --variants school --games 300 --workers 2
 
 For every preset (`--variants`, default options), number of players (`--players`, 2 and 3) and
 matchup (`--matchups`): `expert` is expert against expert (every seat); `greedy` is expert against
@@ -32,7 +32,7 @@ players x matchup and pooled per preset:
 - p50 and p95 milliseconds per `win_probability` call on a new position (its position cache
   cleared before each call; a backend's caches of the turn are kept, as in a game being played).
 
-`--fit-skill` measures the levels' handicaps first (`benchmarks/winprob_skill.py`).
+`--fit-skill` measures the levels' handicaps first (`tools/fit/winprob_skill.py`).
 """
 
 # ruff: noqa: E402 (the thread limits below must be set before numpy is imported)
@@ -81,7 +81,7 @@ FLAG_GAP = 0.03
 DECILES = 10
 SKILL_SEEDS = 1_000_000  # the skill games' dice: away from the calibration games'
 SKILL = (
-    Path(__file__).resolve().parents[1] / "src" / "dicepoker" / "winprob" / "data" / "skill.json"
+    Path(__file__).resolve().parents[2] / "src" / "dicepoker" / "winprob" / "data" / "skill.json"
 )
 
 

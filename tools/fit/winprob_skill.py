@@ -1,7 +1,7 @@
 """The handicaps of the bots' levels for the win probability (`dicepoker.winprob.skill`),
-run by `benchmarks/winprob.py --fit-skill`:
+run by `tools/fit/winprob.py --fit-skill`:
 
-    .venv/bin/python benchmarks/winprob.py --fit-skill --skill-games 300 --games 0 --workers 2
+    .venv/bin/python tools/fit/winprob.py --fit-skill --skill-games 300 --games 0 --workers 2
 
 `--fit-skill` first measures, per preset (its rating pool, `dicepoker.ratings.pool_of`), the
 handicap (`winprob/skill.py`) of `greedy` and of every ladder level below the expert from
@@ -294,7 +294,7 @@ def fit_skill(
             "what its turns left bring over the expert's, from 2-player games against the "
             "expert: first by the moments of the totals, then chosen on a grid around them for "
             "the calibration of the level's chances of winning in those games "
-            "(benchmarks/winprob.py --fit-skill; measured.games: the games per pool and level; "
+            "(tools/fit/winprob.py --fit-skill; measured.games: the games per pool and level; "
             "measured.refined: the levels chosen for calibration, the others by the moments "
             "alone). rests: per pool and level, the level's rest per turns left 1 to the "
             "sheet's cells, [weights, offsets, spreads] of a mixture of normals around the "

@@ -1,6 +1,6 @@
 """Fit the School expert's value network by simulation (approximate value iteration).
 
-    .venv/bin/python benchmarks/train_school.py --columns 3 --iterations 12 --games 600 --workers 2
+    .venv/bin/python tools/fit/train_school.py --columns 3 --iterations 12 --games 600 --workers 2
 
 (docs/bots.md gives the commands that fitted the committed networks.)
 

@@ -2,11 +2,11 @@
 number of players and turns left, the standard deviation of a seat's final total around what the
 value network expects of its sheet, as it matters for who wins.
 
-    .venv/bin/python benchmarks/school_spread.py --columns 3 --players 2 3 4 --games 400 --workers 2
+    .venv/bin/python tools/fit/school_spread.py --columns 3 --players 2 3 4 --games 400 --workers 2
 
 Plays `--games` games of experts only for every width (`--columns`) and number of players
 (`--players`) on the dice of `--seed + g` (away from the calibration games of
-`benchmarks/winprob.py`, which start at 0) by the project's one game loop. At the start of every
+`tools/fit/winprob.py`, which start at 0) by the project's one game loop. At the start of every
 turn it notes each seat's expected final total as the backend sees it between turns (what the
 sheet holds + the network's value of it, with the duel correction: `school.rest_values`) and its
 turns left; at the end, what each seat's total was. The error of a seat is its final total minus
@@ -55,7 +55,7 @@ from dicepoker.winprob.school import rest_values
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 OUT = (
-    Path(__file__).resolve().parents[1] / "src" / "dicepoker" / "winprob" / "data"
+    Path(__file__).resolve().parents[2] / "src" / "dicepoker" / "winprob" / "data"
 ) / "school_spread.json"
 SMOOTH = 2  # the running mean's half width (turns)
 
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     data["about"] = (
         "Spread (points) of a seat's final School total around the value network's expectation "
         "(dicepoker.winprob.school), per sheet width, number of players and turns left, fitted "
-        "on the margins between seats of experts' games (benchmarks/school_spread.py)."
+        "on the margins between seats of experts' games (tools/fit/school_spread.py)."
     )
     data["date"] = datetime.date.today().isoformat()
     if not args.dry_run:

@@ -1,8 +1,8 @@
 """Strength and speed of the bot levels, and the ladder's round-robin.
 
-    .venv/bin/python benchmarks/bots.py --workers 2
-    .venv/bin/python benchmarks/bots.py --games 2000 --school-games 400 --duel-games 200
-    .venv/bin/python benchmarks/bots.py --games 0 --school-games 0 --duel-games 0 \
+    .venv/bin/python tools/fit/bots.py --workers 2
+    .venv/bin/python tools/fit/bots.py --games 2000 --school-games 400 --duel-games 200
+    .venv/bin/python tools/fit/bots.py --games 0 --school-games 0 --duel-games 0 \
         --round-robin 1000 --school-round-robin 100 \
         --anchors src/dicepoker/bots/data/ladder_ratings.json
 
@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--win-duel",
         type=int,
         default=0,
-        help="games of expert against points (benchmarks/win_duel.py)",
+        help="games of expert against points (tools/fit/win_duel.py)",
     )
     parser.add_argument("--win-duel-players", type=int, nargs="+", default=[2, 3])
     parser.add_argument(
@@ -474,7 +474,7 @@ def write_anchors(path: Path, runs: list[dict[str, Any]]) -> None:
     data = {
         "about": (
             "Anchor ratings of the bot levels, per rating pool, from a round-robin of 2-player "
-            "games between every two levels (benchmarks/bots.py --round-robin; the games per "
+            "games between every two levels (tools/fit/bots.py --round-robin; the games per "
             "pairing are in each step), fitted by dicepoker.ratings.fit_anchors. A pool not "
             "measured takes its variant's nearest measured pool."
         ),

@@ -1,6 +1,6 @@
 """Playing to win against playing for points: the `expert` (which plays for its chance of
 finishing first against rivals) against the `points` level (the expected-score-optimal player),
-in groups of games on common dice (`benchmarks/bots.py --win-duel`).
+in groups of games on common dice (`tools/fit/bots.py --win-duel`).
 
 Every seat draws its dice from a stream of its own, indexed by the seat's turn and roll
 (`StreamDice`), so a seat's dice do not depend on what the others do. A group is one deal of
