@@ -6,11 +6,13 @@ import functools
 from collections.abc import Mapping
 
 from dicepoker.rules.model import ClockPolicy, Combo, OptionSpec, Pattern, Row, Rules, Value
-from dicepoker.rules.variants import DEFAULT_VARIANT, VARIANTS, Variant
+from dicepoker.rules.validation import InvalidVariant, check_built
+from dicepoker.rules.variants import DEFAULT_VARIANT, VARIANTS, Variant, registry
 
 
 class RulesError(ValueError):
-    """An unknown variant, or an option that the variant does not have or that is out of range."""
+    """An unknown variant, or an option that the variant does not have or that is out of range:
+    a player's mistake (a variant written wrong is an `InvalidVariant`, its author's)."""
 
 
 def variant_names() -> list[str]:
@@ -71,7 +73,11 @@ def get_rules(name: str, options: Mapping[str, object] | None = None) -> Rules:
 
 @functools.lru_cache(maxsize=256)
 def _built(variant: Variant, options: tuple[tuple[str, bool | int], ...]) -> Rules:
-    return variant.build(dict(options))
+    # `Rules` checked its own definition; what only the variant knows (its name, its options)
+    # is checked here, once per variant and options like the build itself.
+    rules = variant.build(dict(options))
+    check_built(variant.name, variant.options, rules)
+    return rules
 
 
 def parse_option_value(text: str) -> bool | int:
@@ -92,6 +98,7 @@ __all__ = [
     "VARIANTS",
     "ClockPolicy",
     "Combo",
+    "InvalidVariant",
     "OptionSpec",
     "Pattern",
     "Row",
@@ -102,6 +109,7 @@ __all__ = [
     "find_variant",
     "get_rules",
     "parse_option_value",
+    "registry",
     "resolve_options",
     "variant_names",
 ]

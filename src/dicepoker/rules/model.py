@@ -171,6 +171,11 @@ class Rules:
     def __post_init__(self) -> None:
         # Derived lookups; `memo` lets the engine keep its per-rules tables with the rules.
         self.row_index.update({row.id: i for i, row in enumerate(self.rows)})
+        # Checked here, once: a malformed definition fails where it is built, with its reason,
+        # not deep in the engine on the first hand that reaches the mistake.
+        from dicepoker.rules.validation import check_rules
+
+        check_rules(self)
 
     def __hash__(self) -> int:
         # The variant and its options name the rules (equal rules have equal ones, so this

@@ -1,4 +1,4 @@
-"""The four variants of the rules contract, written as data.
+"""The variants of the rules contract, written as data.
 
 Each variant is a name, its options and a function from resolved options to `Rules`. The functions
 only assemble values; every rule they name is carried out by the one engine.
@@ -23,6 +23,7 @@ from dicepoker.rules.model import (
     UpperBonus,
     Value,
 )
+from dicepoker.rules.validation import InvalidVariant, check_name, check_options
 
 UPPER_IDS = ("ones", "twos", "threes", "fours", "fives", "sixes")
 CARD_IDS = ("nines", "tens", "jacks", "queens", "kings", "aces")
@@ -41,6 +42,22 @@ class Variant:
     seed: str
     options: tuple[OptionSpec, ...]
     build: Callable[[Options], Rules]
+
+    def __post_init__(self) -> None:
+        # The name and the options are checked when the variant is declared; the rules it builds,
+        # when they are built (`Rules`, and `check_built` in `get_rules`).
+        check_name(self.name)
+        check_options(self.name, self.options)
+
+
+def registry(*variants: Variant) -> dict[str, Variant]:
+    """The variants by name (a name declared twice is refused: the second would hide the first)."""
+    found: dict[str, Variant] = {}
+    for variant in variants:
+        if variant.name in found:
+            raise InvalidVariant(variant.name, "name", "is declared twice")
+        found[variant.name] = variant
+    return found
 
 
 def _kind(n: int, value: Value, points: int = 0) -> Combo:
@@ -200,39 +217,36 @@ def _build_poker_dice(options: Options) -> Rules:
 #: The game a new player is offered first: the School game of the rules pages 000 and 004.
 DEFAULT_VARIANT = "school"
 
-VARIANTS: dict[str, Variant] = {
-    variant.name: variant
-    for variant in (
-        Variant(
-            "school",
-            "School dice poker",
-            "000 (es), 004 (pt)",
-            (OptionSpec("columns", int, 3, 1, 6, help="columns on the sheet", pool=True),),
-            _build_school,
-        ),
-        Variant("yahtzee", "Yahtzee", "003", _YAHTZEE_OPTIONS, _yahtzee_builder("yahtzee", False)),
-        Variant(
-            "yahtzee15",
-            "Yahtzee, 15 rounds",
-            "001",
-            _YAHTZEE_OPTIONS,
-            _yahtzee_builder("yahtzee15", True),
-        ),
-        Variant(
-            "poker-dice",
-            "Poker dice",
-            "002",
-            (
-                OptionSpec(
-                    "turn_seconds",
-                    int,
-                    None,
-                    0,
-                    3600,
-                    help="turn clock in seconds; running out loses the game (0: no clock)",
-                ),
+VARIANTS: dict[str, Variant] = registry(
+    Variant(
+        "school",
+        "School dice poker",
+        "000 (es), 004 (pt)",
+        (OptionSpec("columns", int, 3, 1, 6, help="columns on the sheet", pool=True),),
+        _build_school,
+    ),
+    Variant("yahtzee", "Yahtzee", "003", _YAHTZEE_OPTIONS, _yahtzee_builder("yahtzee", False)),
+    Variant(
+        "yahtzee15",
+        "Yahtzee, 15 rounds",
+        "001",
+        _YAHTZEE_OPTIONS,
+        _yahtzee_builder("yahtzee15", True),
+    ),
+    Variant(
+        "poker-dice",
+        "Poker dice",
+        "002",
+        (
+            OptionSpec(
+                "turn_seconds",
+                int,
+                None,
+                0,
+                3600,
+                help="turn clock in seconds; running out loses the game (0: no clock)",
             ),
-            _build_poker_dice,
         ),
-    )
-}
+        _build_poker_dice,
+    ),
+)
