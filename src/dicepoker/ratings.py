@@ -10,6 +10,16 @@
   `bots/data/ladder_ratings.json`, fitted by `fit_anchors`), never moved by a game. A small
   site's numbers then mean the same as a big one's: beating `expert` is worth what it is worth
   everywhere. A pool not measured takes its variant's nearest measured sheet.
+- **Provisional anchors.** A variant with no measured pool at all (a new one, before its
+  round-robin) still rates games against bots: each level is rated where it stands on average
+  over the measured pools, with the spread between those pools added to its sigma, and the pool
+  is `provisional` until measured. Every pool's anchors are fitted on one scale, with the
+  ladder's mean where a new player starts (`fit_anchors`' centre), and the ladder's temperatures
+  are chosen so that its levels stand apart alike in every variant: a level's average over the
+  variants is the best guess for one not measured, and their disagreement is how far off that
+  guess may be. The wider sigma makes a result against a provisional anchor move a person's
+  rating less (Plackett-Luce weighs a game by the players' uncertainties). Borrowing one other
+  variant's anchors instead would pick a neighbour with nothing to measure "near" by.
 - **Shown.** People see `shown(rating)`: 1500 + 50 x (mu - 25), rounded (a new player is 1500;
   openskill's mu starts at 25).
 """
@@ -108,22 +118,58 @@ def _split_pool(pool: str) -> tuple[str, int | None]:
     return (head, int(tail)) if head and tail.isdigit() else (pool, None)
 
 
+def provisional(pool: str) -> bool:
+    """Whether `pool`'s anchors are provisional: its variant has no measured pool yet."""
+    variant = _split_pool(pool)[0]
+    return all(_split_pool(name)[0] != variant for name in _anchors())
+
+
+def provisional_pools() -> list[str]:
+    """The pools whose bots are rated provisionally (variants whose round-robin is to come)."""
+    return [pool for pool in pools() if provisional(pool)]
+
+
 def _nearest_pool(pool: str) -> str:
     """The measured pool for `pool`: itself, or the same variant's measured pool whose sheet
-    size is nearest (School with 5 columns takes the anchors of 3), else the variant alone."""
+    size is nearest (School with 5 columns takes the anchors of 3), else the variant alone.
+    Only for pools that are not `provisional` (a variant with no measured pool has none)."""
     measured = _anchors()
     if pool in measured:
         return pool
     variant, size = _split_pool(pool)
     same = [name for name in measured if _split_pool(name)[0] == variant]
     if not same:
-        raise KeyError(f"no measured anchors for pool {pool!r}")
+        raise ValueError(f"pool {pool!r} is provisional: its variant has no measured anchors")
 
     def distance(name: str) -> tuple[int, str]:
         other = _split_pool(name)[1]
         return (abs(other - size) if other is not None and size is not None else 99, name)
 
     return min(same, key=distance)
+
+
+@functools.cache
+def _provisional_anchors() -> dict[str, dict[str, Any]]:
+    """Each level's provisional anchor: its mean mu over the measured pools, and a sigma that
+    adds their spread (the population deviation of those mus) to `ANCHOR_SIGMA`."""
+    mus: dict[str, list[float]] = {}
+    for levels in _anchors().values():
+        for level, entry in levels.items():
+            mus.setdefault(level, []).append(float(entry["mu"]))
+    return {
+        level: {
+            "mu": float(np.mean(values)),
+            "sigma": float(np.sqrt(ANCHOR_SIGMA**2 + np.var(values))),
+        }
+        for level, values in mus.items()
+    }
+
+
+def _pool_anchors(pool: str) -> dict[str, dict[str, Any]]:
+    """The anchors that rate `pool`'s bots: its nearest measured pool's, else provisional."""
+    if provisional(pool):
+        return _provisional_anchors()
+    return _anchors()[_nearest_pool(pool)]
 
 
 #: Levels rated as another until the round-robin measures them: `points` plays the expert's
@@ -133,17 +179,18 @@ RATED_AS = {"points": "expert"}
 
 
 def anchor(pool: str, level: str) -> Rating:
-    """The fixed rating of a bot level in a pool (measured by the ladder's round-robin)."""
-    measured = _anchors()[_nearest_pool(pool)]
+    """The fixed rating of a bot level in a pool (measured by the ladder's round-robin, or
+    provisional where its variant is not measured yet)."""
+    measured = _pool_anchors(pool)
     entry = measured.get(level) or measured.get(RATED_AS.get(level, ""))
     if entry is None:
-        raise KeyError(f"no anchor for bot level {level!r} in pool {pool!r}")
+        raise ValueError(f"no anchor for bot level {level!r} in pool {pool!r}")
     return Rating(float(entry["mu"]), float(entry["sigma"]))
 
 
 def anchored_levels(pool: str) -> dict[str, int]:
     """Each anchored bot level's shown rating in a pool (the lobby's bot picker)."""
-    measured = _anchors()[_nearest_pool(pool)]
+    measured = _pool_anchors(pool)
     out = {
         level: shown(Rating(float(entry["mu"]), float(entry["sigma"])))
         for level, entry in measured.items()

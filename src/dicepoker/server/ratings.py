@@ -2,7 +2,9 @@
 its results, and read back for the end screen, the player pages and the leaderboards.
 
 The rating maths is `dicepoker.ratings` (openskill's Plackett-Luce, bots as anchors with fixed
-ratings); this module only reads the current ratings, asks it, and stores what it says.
+ratings, provisional ones in a variant whose anchors are not measured yet, so that a new variant's
+games against bots are rated too); this module only reads the current ratings, asks it, and stores
+what it says.
 """
 
 from __future__ import annotations
