@@ -17,8 +17,8 @@ and thought once), so that it measures the load, not the start of the processes.
 
 Prints: games, moves per second (people and bots), the intent-to-broadcast latency p50/p99 (from
 sending an intent to each of the game's sockets receiving its event, the actor's and, with two
-processes, the other process's), how many events came with their position's chances of winning and
-how many had them after (a `chances` message), errors (refusals, lost connections, failed
+processes, the other process's), how soon each event's chances of winning came and how old they
+were when the next event came (load_chances.py), errors (refusals, lost connections, failed
 requests), each server process's peak memory (VmHWM, with its workers) and CPU time (its own, and
 its bot and forecast workers'), the share of the time each server's event loop and the driver's
 waited for a CPU (the kernel's run-queue wait), and how fast the machine ran Python meanwhile (a
@@ -62,6 +62,7 @@ from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_
 import load_servers
 from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
 from dicepoker.server.store import create_database
+from load_chances import ChancesTimes, chances_report
 from load_metrics import harvests, histograms, scrape
 from load_report import print_report
 from load_servers import Server, free_port, log_problems, loop_waits, start_server, wait_shares
@@ -91,10 +92,9 @@ class Stats:
     under_way: set[str] = field(default_factory=set)  # games whose second seat has moved
     driver_lag: list[float] = field(default_factory=list)  # the driver's own event-loop delays
     driver_lag_at: list[float] = field(default_factory=list)  # when each of them ended
-    # Of the events the first socket of each game saw: those that came with the position's
-    # chances, and the chances messages that followed an event told without them.
-    judged: int = 0
-    judged_late: int = 0
+    # When the first socket of each game saw each event and each position's chances, all the
+    # run long: an event's chances may come after the period's end, or a position's before it.
+    chances: ChancesTimes = field(default_factory=ChancesTimes)
     measuring: bool = False
     # When the measured period began: only intents sent since count (one sent before it may
     # have waited out the driver's own collection, which is not the servers' latency).
@@ -193,6 +193,8 @@ class Person(WSListener):
         if kind == "welcome":
             self.seat = message["seat"]
             self.welcomed.set()
+            if self.counts and "win_probability" in message:
+                self.stats.chances.judged(self.game_id, message["seq"], now)
         elif kind == "event":
             if message["seat"] == 1:
                 self.stats.under_way.add(self.game_id)
@@ -200,13 +202,15 @@ class Person(WSListener):
             if sent is not None and sent >= self.stats.since and self.stats.measuring:
                 self.stats.latencies.append(now - sent)
                 self.stats.received.append(now)
+            if self.counts:
+                judged = "win_probability" in message  # (a server older than `chances`)
+                self.stats.chances.event(self.game_id, message["seq"], now, judged)
             if self.counts and self.stats.measuring:
                 self.stats.moves += 1
-                self.stats.judged += "win_probability" in message
                 per_game = self.stats.per_game
                 per_game[self.game_id] = per_game.get(self.game_id, 0) + 1
-        elif kind == "chances":
-            self.stats.judged_late += self.counts and self.stats.measuring
+        elif kind == "chances" and self.counts:
+            self.stats.chances.judged(self.game_id, message["seq"], now)
         elif kind == "error":
             self.stats.errors.append(f"{message['code']}: {message['message']}")
         if "changes" in message:  # dicepoker.v2: applied to the view before
@@ -430,8 +434,7 @@ async def drive(
         "moves": stats.moves,
         "moves_per_second": round(stats.moves / elapsed, 1),
         "deliveries_measured": len(latencies),
-        "events_with_chances": stats.judged,
-        "chances_after_the_event": stats.judged_late,
+        "live_chances": chances_report(stats.chances, start, start + elapsed),
         # A game whose bot or server side stopped would show here as a game with no moves.
         "fewest_moves_in_a_game": min(
             (stats.per_game.get(game_id, 0) for game_id in stats.games_running), default=0

@@ -23,11 +23,7 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
         f"p50 {latency['p50']} ms, p99 {latency['p99']} ms, max {latency['max']} ms"
     )
     if report["chances"]:
-        moves = max(report["moves"], 1)
-        print(
-            f"chances: {100 * report['events_with_chances'] / moves:.0f}% of the events came with "
-            f"them, {100 * report['chances_after_the_event'] / moves:.0f}% had them after"
-        )
+        print_chances(report["live_chances"])
     probe = report["cpu_probe"]
     print(
         f"CPU probe (the same piece of Python, load_speed.py): {probe['units']} units, median "
@@ -68,6 +64,16 @@ def print_report(report: dict[str, Any], think: list[float], bot_delay: float) -
             for name, f in figures.items()
         )
         print(f"process {n + 1}: {said}")
+
+
+def print_chances(chances: dict[str, Any]) -> None:
+    """The live win probability as the people saw it (benchmarks/load_chances.py)."""
+    delay, age = chances["delay_s"], chances["age_at_next_event_s"]
+    print(
+        f"chances: {chances['events_with_chances']} of {chances['events']} events got them, "
+        f"median {delay['median']} s after the event (p95 {delay['p95']} s); at the next event "
+        f"they were {age['median']} s old (p95 {age['p95']} s), none at {age['missing']} events"
+    )
 
 
 def print_slowest(timeline: list[dict[str, Any]], count: int = 5) -> None:

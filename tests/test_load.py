@@ -75,6 +75,12 @@ def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFi
     assert report["deliveries_measured"] > 0
     latency = report["latency_ms"]
     assert 0 <= latency["p50"] <= latency["p99"] <= latency["max"]
+    # The live chances: the servers judged positions, each told after its own event.
+    chances = report["live_chances"]
+    assert 0 < chances["events_with_chances"] <= chances["events"]
+    assert 0 <= chances["delay_s"]["median"] <= chances["delay_s"]["p95"]
+    age = chances["age_at_next_event_s"]
+    assert age["measured"] + age["missing"] == chances["events"]
     assert all(0 < mb < 2000 for mb in report["server_peak_memory_mb"])
     for total, each in zip(
         report["server_peak_memory_mb"], report["process_peak_memory_mb"], strict=True
@@ -154,6 +160,7 @@ def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFi
         f"p99 {latency['p99']} ms" in printed and "waiting for a CPU: the servers' loops" in printed
     )
     assert f"units, median {probe['median_us']} us of CPU" in printed
+    assert f"{chances['events_with_chances']} of {chances['events']} events got them" in printed
     assert ("slowest seconds" in printed) is affinity
     assert ("seconds by the probe: the faster half" in printed) is affinity
 
