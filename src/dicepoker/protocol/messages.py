@@ -121,7 +121,8 @@ class EventMessage(Tagged):
     """One accepted action, after it was committed. In `dicepoker.v2`, `changes`: what it changed
     in the view of the event before (`seq - 1`), or, when the server cannot tell that, `state`,
     the whole view after it; in `dicepoker.v1`, always `state`. A client whose view is not at
-    `seq - 1` (it missed an event) asks for a `sync`."""
+    `seq - 1` (it missed an event) asks for a `sync`. The seats' chances of winning never ride
+    on an event: judging them is kept off the move's path, and they follow as `chances`."""
 
     type: Literal["event"] = "event"
     seq: int
@@ -132,7 +133,6 @@ class EventMessage(Tagged):
     seats: list[SeatView]
     clock: ClockView | None
     fair_dice: FairDiceView | None
-    win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView | Absent = absent("the whole view after the event (never with `changes`)")
     changes: ViewChanges | Absent = absent(
         "`dicepoker.v2`: what the event changed in the view of `seq - 1` (never with `state`)"
@@ -203,8 +203,8 @@ class HeldMessage(Tagged):
 
 
 class ChancesMessage(Tagged):
-    """Each seat's chance of winning at `seq`, told after the event of that seq when it was
-    judged too late to go with it (a busy server); news only while the game is at `seq`."""
+    """Each seat's chance of winning at `seq`, told once the position after the event of that
+    seq was judged (an event never carries it); news only while the game is at `seq`."""
 
     type: Literal["chances"] = "chances"
     seq: int

@@ -1,5 +1,6 @@
 // What the account pages (sign up, log in, your account) share: reading a form's fields, sending
 // it, and saying a refusal in the page's words beside the field it is about.
+/** @import { ErrorResponse } from "../../typings/protocol" */
 import { $, errorText, num, t } from "./common.js";
 
 /**
@@ -47,7 +48,7 @@ export function refusalWords(result) {
  * @param {ApiResult<unknown>} result
  */
 export function codeOf(result) {
-  const data = /** @type {ApiErrorBody | null} */ (result.data);
+  const data = /** @type {ErrorResponse | null} */ (result.data);
   return (data && data.error && data.error.code) || "";
 }
 

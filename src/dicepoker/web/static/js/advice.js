@@ -1,6 +1,7 @@
 // The hint: the advisor's values for the seat to move (GET /api/games/{id}/advice), drawn on
 // the dice the best hold keeps, on every cell that may be filled now, and in a panel that says
 // what the best roll and the best cell are worth (expected final score).
+/** @import { AdviceOption, GameAdvice, GameView } from "../../typings/protocol" */
 import { $, api, clear, dec, h, minus, t } from "./common.js";
 import { actionNode, isCellAction, keptPositions } from "./analysis.js";
 import { myTurn } from "./actions.js";
@@ -11,7 +12,7 @@ const HINT_KEY = "dicepoker:hint";
 /**
  * Whether the hint is on, the advice for the position drawn (or asked, or failed), and what the
  * panel shows now (redrawn only when that changes).
- * @type {{ on: boolean, data: Advice | null, asked: number, failed: boolean, drawn: string | null }}
+ * @type {{ on: boolean, data: GameAdvice | null, asked: number, failed: boolean, drawn: string | null }}
  */
 const hint = { on: savedHint(), data: null, asked: -1, failed: false, drawn: null };
 
@@ -44,7 +45,7 @@ async function fetchAdvice() {
   hint.failed = false;
   const result = await api("GET", `/api/games/${encodeURIComponent(gameId)}/advice`);
   if (hint.asked !== seq) return; // asked again since
-  const data = /** @type {Advice | null} */ (result.ok ? result.data : null);
+  const data = /** @type {GameAdvice | null} */ (result.ok ? result.data : null);
   if (data && typeof data.seq === "number" && Array.isArray(data.options)) {
     if (data.seq >= game.seq) hint.data = data;
   } else if (seq === game.seq) {

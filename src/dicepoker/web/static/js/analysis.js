@@ -3,6 +3,7 @@
 // the table and the replay viewer: the curve of the chances of winning (curve.js), and per player
 // the verdict, the figures (decisions, mistakes, points lost, luck, chance lost), the key moments
 // and the worst moves, each linking to the position where it was made.
+/** @import { Analysis, Decision, Swing, Record as GameRecord } from "../../typings/protocol" */
 import { clear, dec, h, minus, num, rowLabel, shownName, t } from "./common.js";
 import { curveSection, signedPct } from "./curve.js";
 import { faceLabel, miniDie } from "./dice.js";
@@ -97,6 +98,13 @@ export function actionNode(variant, action, dice, faceLabels) {
     h("span", { class: "sr-only" }, faces.map((face) => faceLabel(face, faceLabels)).join(" ")),
     after || "");
 }
+
+/**
+ * A decision with its place in the turn (worked out here, not sent): `k` (0: after the first
+ * roll; null: not placed), `own`, the turn's number among its player's turns (0: not known),
+ * and the `dice` it was made on.
+ * @typedef {Decision & { k: number | null, own: number, dice: number[] | null }} PlacedDecision
+ */
 
 /**
  * The decisions of an analysis with their place in the turn: `k` (0: after the first roll), the

@@ -1,6 +1,6 @@
 // Who is winning: each seat's chance of finishing first, as the server judged it after every
-// event (`win_probability` of the welcome, event, sync, seats and chances messages and of
-// GET /api/games/{id}; docs/api.md), drawn as a bar per player in the players' strip (felt.js),
+// event (`win_probability` of the chances message, and of the snapshots: the welcome, sync and
+// seats messages and GET /api/games/{id}; an event never carries it; docs/api.md), drawn as a bar per player in the players' strip (felt.js),
 // and kept by seq for the game this page shows: the live curve, until the game's analysis gives
 // the whole one. A position the server did not judge (solitaire, no answer in time) carries no
 // chances: the strip shows nothing before the first ones, and the last ones dimmed after.

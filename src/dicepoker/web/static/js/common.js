@@ -1,5 +1,6 @@
 // Shared helpers of the page scripts: the catalog, DOM building, the REST API, toasts, tokens.
 // Player names and every other piece of data are put in the page as text, never as markup.
+/** @import { ErrorResponse } from "../../typings/protocol" */
 
 export const LANG = document.documentElement.dataset.lang || "en";
 const LANGS = ["en", "es", "pt"];
@@ -367,12 +368,11 @@ export function refusalText(code, reason, key, params) {
  * @param {ApiResult<unknown>} result
  */
 export function errorText(result) {
-  const data = /** @type {ApiErrorBody | null} */ (result && result.data);
+  const data = /** @type {ErrorResponse | null} */ (result && result.data);
   const error = data && data.error;
   const reason = error && error.code === "bad_record" ? recordReason(error) : error && error.message;
   const text = (error && error.code && catalogRefusal(error.code, reason)) || (error && error.message);
   if (text) return text;
-  if (data && typeof data.detail === "string") return data.detail;
   if (result && result.status === 404) return t("This game does not exist.");
   return t("Something went wrong. Please try again.");
 }
@@ -481,7 +481,7 @@ function tidyLangSwitch() {
 const relative = new Intl.RelativeTimeFormat(LANG === "pt" ? "pt-BR" : LANG, { numeric: "auto" });
 /**
  * "3 min ago"-style time, with the browser's relative time formatter.
- * @param {string | undefined} iso
+ * @param {string | null | undefined} iso
  */
 export function ago(iso) {
   if (typeof iso !== "string") return "";

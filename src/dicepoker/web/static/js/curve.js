@@ -5,6 +5,7 @@
 // table, turn by turn, for screen readers. The plot is drawn in the pixels of its box (its view
 // box is as wide as the box), so its words stay legible from a 320 px phone to a desktop, and
 // drawn again when the box's width changes.
+/** @import { Analysis, CurvePoint, Swing } from "../../typings/protocol" */
 import { LANG, h, num, t } from "./common.js";
 
 const SVG = "http://www.w3.org/2000/svg";

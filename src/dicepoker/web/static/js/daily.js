@@ -1,6 +1,7 @@
 // The daily challenge (/daily, docs/api.md "Daily challenge"): each preset's challenge of the day
 // with its par, "Play" (or "Resume" your game), your result against par, the day's leaderboard
 // and the commitment to the day's dice (the seed, once the day is over). A past day: ?date=.
+/** @import { DailyChallenge, DailyGame, DailyLeaderboard, DailyStarted } from "../../typings/protocol" */
 import {
   $, LANG, ago, api, clear, errorText, h, loadCatalog, num, rememberName, saveToken, savedName,
   signed, t,
@@ -194,7 +195,7 @@ function paintFair(card, challenge) {
  * Your game of the day: the account's (from the server), else the one this browser started
  * (its score read from the game itself: it may be below the board's first places).
  * @param {DailyChallenge} challenge
- * @returns {Promise<{ id: string, status: GameStatus, score: number | null, to_par: number | null } | null>}
+ * @returns {Promise<{ id: string, status: DailyGame["status"], score: number | null, to_par: number | null } | null>}
  */
 async function myGame(challenge) {
   if (challenge.mine) return challenge.mine;

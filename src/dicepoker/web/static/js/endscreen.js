@@ -1,6 +1,7 @@
 // The end screen of the table: the ranking, the rematch (rematch.js), the record and the
 // replay, the check of the dice, and the analysis of the game (GET /api/games/{id}/analysis),
 // each asked once.
+/** @import { Analysis, GameRatings, GameView } from "../../typings/protocol" */
 import { $, api, clear, h, num, t } from "./common.js";
 import { renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { loadVerification } from "./fair.js";

@@ -1,5 +1,6 @@
 // Fair dice (docs/fair-dice.md): the commitment shown during play, and the check of a finished
 // game or a record (GET /api/{games|records}/{id}/verify) on the end screen and in the replay.
+/** @import { DiceCheck, FairDiceView } from "../../typings/protocol" */
 import { api, clear, copyText, errorText, h, num, t, toast } from "./common.js";
 
 /**
@@ -14,7 +15,7 @@ export function shortHex(value) {
 /**
  * The commitment chip of the table: short text, full value in its title, click copies it.
  * @param {HTMLElement} button
- * @param {FairDiceEntry | null} fairDice
+ * @param {FairDiceView | null} fairDice
  */
 export function paintCommitment(button, fairDice) {
   const commitment = fairDice && fairDice.commitment;
@@ -52,7 +53,7 @@ function hexLine(label, value) {
 /**
  * Draw the answer of …/verify (or nothing, when it could not be had) in `box`.
  * @param {HTMLElement} box
- * @param {Verification | null} data
+ * @param {DiceCheck | null} data
  */
 export function renderVerification(box, data) {
   clear(box);

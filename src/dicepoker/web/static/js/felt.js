@@ -1,6 +1,7 @@
 // The table drawn from the state: the title and status, the players, whose turn it is, the dice
 // tray and its controls, the turn clock and the score sheets. Everything the layout depends on
 // (the number of dice, auto-play, the columns) comes from the rules of the view.
+/** @import { GameView, RulesView } from "../../typings/protocol" */
 import { $, clear, h, levelName, num, prefersReducedMotion, range, roman, rowLabel, signed, t, tn, variantName } from "./common.js";
 import { armed, choose, disarm, myTurn, toggle } from "./actions.js";
 import { chanceWords, cup, paintMeter, shownChances } from "./chances.js";

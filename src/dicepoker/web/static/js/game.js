@@ -2,6 +2,8 @@
 // holds, the intent waiting for its answer. The page only ever draws the newest view the
 // server sent: a whole `state`, or an event's `changes` applied to the view of the event before
 // it (dicepoker.v2, docs/api.md); every rule stays on the server.
+/** @import { ClientMessage, ClockView, EventMessage, FairDiceView, GameInfo, GameView, HeldMessage, SeatView, ServerMessage, SheetView, SyncMessage, ViewChanges, WelcomeMessage } from "../../typings/protocol" */
+/** @typedef {GameInfo["status"]} GameStatus */
 import { $, range, refusalText, shownName, t, toast } from "./common.js";
 import { takeChances } from "./chances.js";
 
@@ -13,9 +15,9 @@ export const gameId = $("#main").dataset.gameId || "";
  *   seq: number,
  *   status: GameStatus | null,
  *   clock: ClockView | null,
- *   seats: SeatInfo[],
+ *   seats: SeatView[],
  *   state: GameView | null,
- *   fair: FairDiceEntry | null,
+ *   fair: FairDiceView | null,
  *   turnKey: string | null,
  *   pending: { ref: string, at: number } | null,
  *   lastRolled: Set<number> | null,
@@ -217,9 +219,10 @@ function accept(message, event, state = "state" in message ? message.state || nu
   if (message.seats) game.seats = message.seats;
   const before = game.state;
   if (state) game.state = state;
-  // Who is winning at this seq, where the server judged it (a position without: the last
-  // chances stay, dimmed).
-  takeChances(message.win_probability, game.seq);
+  // Who is winning at this seq: a snapshot carries the chances where the server judged them;
+  // an event never does (they follow as a `chances` message), so until then the last chances
+  // stay, dimmed.
+  if (message.type !== "event") takeChances(message.win_probability, game.seq);
   if (event && game.state) teller(event, before, game.state);
   else if (before && state && known >= 0 && game.seq > known) catchUpTeller(before, state, game.seq);
   game.pending = null;

@@ -1,4 +1,6 @@
 // The lobby (/): create a game, join or watch one, import a record.
+/** @import { GameCreated, GameListEntry, VariantInfo, VariantList } from "../../typings/protocol" */
+/** @typedef {GameListEntry["status"]} GameStatus */
 import {
   $, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, onSubmit, variantName,
   rememberName, saveToken, savedName, shownName, t, tk,
@@ -47,7 +49,7 @@ function minSeats() {
 
 /**
  * The variants of GET /api/variants by name.
- * @param {VariantsResponse} data
+ * @param {VariantList} data
  */
 function variantsByName(data) {
   /** @type {Map<string, VariantInfo>} */
@@ -71,7 +73,7 @@ function renderOptions() {
     const id = `opt-${option.name}`;
     const label = tk(`option.${option.name}`, option.help || option.name);
     const type = option.type || (typeof option.default === "boolean" ? "bool" : "int");
-    if (type === "bool" || type === "boolean") {
+    if (type === "bool") {
       body.appendChild(
         h("label", { class: "check", for: id },
           h("input", { type: "checkbox", id, "data-option": option.name, "data-type": "bool", checked: option.default !== false }),
@@ -264,7 +266,7 @@ async function create(submit) {
     error.textContent = errorText(result);
     return;
   }
-  const data = /** @type {CreatedGame} */ (result.data);
+  const data = /** @type {GameCreated} */ (result.data);
   for (const seat of data.seats || []) {
     if (seat.token) saveToken(data.id, seat.seat, seat.token);
   }
@@ -284,7 +286,7 @@ async function create(submit) {
 // --- game lists --------------------------------------------------------------------------------
 
 /**
- * @param {GameListItem} game
+ * @param {GameListEntry} game
  * @param {GameStatus} status
  */
 function gameItem(game, status) {
@@ -319,7 +321,7 @@ async function loadList(status) {
     if (!box.childElementCount) box.appendChild(h("p", { class: "empty" }, errorText(result)));
     return;
   }
-  /** @type {GameListItem[]} */
+  /** @type {GameListEntry[]} */
   const games = Array.isArray(result.data.games) ? result.data.games : [];
   count.textContent = games.length ? num(games.length) : "";
   clear(box);
@@ -423,7 +425,7 @@ async function setUp() {
   renderOptions();
   const result = await api("GET", "/api/variants");
   if (result.ok && result.data) {
-    const data = /** @type {VariantsResponse} */ (result.data);
+    const data = /** @type {VariantList} */ (result.data);
     variants = variantsByName(data);
     const found = data.levels;
     if (Array.isArray(found) && found.length) levels = found.map(String);

@@ -1,4 +1,5 @@
 // The log-in page (/login): POST /api/session, then back where the visitor came from (`next`).
+/** @import { Me } from "../../typings/protocol" */
 import { $, api, flash, loadCatalog, onSubmit, t } from "./common.js";
 import { busy, clearErrors, codeOf, field, form, nextPath, showError, showRefusal } from "./accountforms.js";
 

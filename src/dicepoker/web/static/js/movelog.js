@@ -3,6 +3,7 @@
 // the reserve, a star taken first), who struck or took a zero, who ran out of time. Everything
 // it says comes from the messages: the event's action and seat, the view after it (the dice, the
 // seat's `last_moves` entry); no rule is worked out here.
+/** @import { EventMessage, GameView, LastMoveView, RulesView } from "../../typings/protocol" */
 import { clear, h, num, roman, rowLabel, signed, t } from "./common.js";
 import { faceLabel } from "./dice.js";
 import { playerName } from "./game.js";

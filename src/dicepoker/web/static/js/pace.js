@@ -2,6 +2,7 @@
 // their turn has come while they look elsewhere: the tab's title, an optional short beep
 // (WebAudio, off by default) and a notification where the player allowed them. Both switches
 // are remembered in this browser (localStorage).
+/** @import { GameView, SheetView } from "../../typings/protocol" */
 import { $, num, t, toast } from "./common.js";
 import { myTurn } from "./actions.js";
 import { game, gameId, playerName } from "./game.js";

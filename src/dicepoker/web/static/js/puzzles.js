@@ -3,6 +3,7 @@
 // dice tray and sheets. The visitor holds dice and rolls, or fills a cell; the server's answer
 // (POST /api/puzzles/{id}, the advisor's values computed then) is a list of every option, best
 // first, with the one chosen marked. The page never knows the values before it answers.
+/** @import { ErrorResponse, Puzzle, PuzzleAnswer, PuzzleOption } from "../../typings/protocol" */
 import { $, api, clear, dec, errorText, h, loadCatalog, minus, num, range, refusalText, t, tn, variantName } from "./common.js";
 import { actionNode, isCellAction, keptPositions } from "./analysis.js";
 import { DiceTray } from "./dice.js";
@@ -112,7 +113,7 @@ async function guess(action) {
  * @param {ApiResult<unknown>} result
  */
 function refusal(result) {
-  const data = /** @type {ApiErrorBody | null} */ (result.data);
+  const data = /** @type {ErrorResponse | null} */ (result.data);
   const error = data && data.error;
   if (error && error.code && error.reason) return refusalText(error.code, error.message, error.reason, error.params);
   if (result.status === 404 && error && error.code === "not_found") return t("This puzzle does not exist.");
@@ -354,7 +355,7 @@ async function next(push) {
     window.scrollTo({ top: 0 });
     return;
   }
-  const error = /** @type {ApiErrorBody | null} */ (result.data);
+  const error = /** @type {ErrorResponse | null} */ (result.data);
   showNothing();
   if (error && error.error && error.error.code === "no_puzzle") {
     $("#puzzle-empty").hidden = false;

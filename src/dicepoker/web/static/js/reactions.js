@@ -2,6 +2,7 @@
 // roll", ...). Only the phrase's id travels; each reader sees it in their own language (the
 // catalogs' `reaction.{id}`). A reaction shows for a few seconds over the top of the felt, never
 // over the sheet; the server refuses reactions from spectators and rate-limits them.
+/** @import { React } from "../../typings/protocol" */
 import { $, clear, h, t, tk } from "./common.js";
 import { game, playerName } from "./game.js";
 import { connFor, mySeats, onMessage } from "./socket.js";
@@ -26,7 +27,7 @@ function reactingSeat() {
   return seats.length ? seats[0] : null;
 }
 
-/** @param {ReactionId} reaction */
+/** @param {React["reaction"]} reaction */
 function send(reaction) {
   const seat = reactingSeat();
   const conn = seat === null ? null : connFor(seat);

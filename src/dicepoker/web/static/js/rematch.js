@@ -2,6 +2,7 @@
 // /api/games/{id}/rematch with one of this browser's seat tokens); every connection of the game
 // is then offered it (a `rematch` message), each seat's with its own token there, which this
 // page keeps before it goes to the new table. A spectator is offered the new table to watch.
+/** @import { ErrorResponse, RematchCreated } from "../../typings/protocol" */
 import { $, errorText, loadTokens, saveToken, t, toast } from "./common.js";
 import { game, gameId } from "./game.js";
 import { mySeats, onMessage } from "./socket.js";
@@ -69,7 +70,7 @@ async function rematch() {
 /**
  * POST the rematch with a seat's token as a bearer token.
  * @param {string} token
- * @returns {Promise<ApiResult<RematchCreated | ApiErrorBody>>}
+ * @returns {Promise<ApiResult<RematchCreated | ErrorResponse>>}
  */
 async function ask(token) {
   try {

@@ -1,5 +1,7 @@
 // The replay viewer (/replay/g/{id} and /replay/r/{id}): a game or an imported record, turn by
 // turn and roll by roll, from GET /api/{games|records}/{id}/position?turn=T&roll=R.
+/** @import { Analysis, Position, RulesView, Record as GameRecord } from "../../typings/protocol" */
+/** @import { PlacedDecision } from "./analysis.js" */
 import { $, api, clear, errorText, h, loadCatalog, minus, num, variantName, rowLabel, shownName, t } from "./common.js";
 import { MISTAKE, actionNode, decisionNode, placeDecisions, renderAnalysis, renderAnalysisMessage, rollOf } from "./analysis.js";
 import { markCurvePosition } from "./curve.js";

@@ -4,6 +4,7 @@
 // filled now (a zero or a strike armed by a first tap asks for a second one), and each player's
 // last move. The layout comes from the rules: the sections and their titles, each row's face,
 // the columns, the zero's penalty.
+/** @import { CellView, GameView, LastMoveView, LegalMoveView, RulesView, SheetRowView, SheetView, StarView } from "../../typings/protocol" */
 import { clear, h, t, num, signed, roman, rowLabel } from "./common.js";
 import { miniDie } from "./dice.js";
 
@@ -80,7 +81,7 @@ function starContent(star) {
 }
 
 /**
- * @param {LegalOption} option
+ * @param {LegalMoveView} option
  * @param {string} label
  * @param {string} column
  * @param {boolean} [school] a School row (its cell shows the closing's gain)
@@ -99,7 +100,7 @@ function moveLabel(option, label, column, school = false) {
 
 /**
  * The buttons of a fillable cell: the main choice and, beside it, a strike.
- * @param {LegalOption[]} options
+ * @param {LegalMoveView[]} options
  * @param {SheetRowView} row
  * @param {RulesView} rules
  * @param {number} column
@@ -114,7 +115,7 @@ function legalButtons(options, row, rules, column, onMove, armed) {
   const strike = options.find((o) => o.verb === "strike");
   const buttons = [];
   const main = score || zero || strike;
-  /** @type {(option: LegalOption, cls: string, content: Child[]) => HTMLButtonElement} */
+  /** @type {(option: LegalMoveView, cls: string, content: Child[]) => HTMLButtonElement} */
   const make = (option, cls, content) =>
     h(
       "button",
@@ -155,14 +156,14 @@ function legalButtons(options, row, rules, column, onMove, armed) {
 
 /**
  * The question of an armed zero or strike: "Tap again to take the zero (−200)."
- * @param {LegalOption} option
+ * @param {LegalMoveView} option
  * @param {RulesView} rules
  */
 function confirmWords(option, rules) {
   return option.verb === "zero" ? t("Tap again to take the zero ({cost}).", { cost: zeroCost(rules) }) : t("Tap again to strike this cell.");
 }
 
-/** @param {LegalOption} option */
+/** @param {LegalMoveView} option */
 function optionGain(option) {
   if (!option.gain) return null;
   return h("span", { class: "gain" }, signed(option.gain));
@@ -174,7 +175,7 @@ function optionGain(option) {
  * browser's, small (another player's), a caption beside the name.
  * @typedef {object} SheetOptions
  * @property {SheetView} [sheet]
- * @property {LegalOption[] | null} [legal]
+ * @property {LegalMoveView[] | null} [legal]
  * @property {(action: string) => void} [onMove]
  * @property {string} [name]
  * @property {boolean} [current]
@@ -205,7 +206,7 @@ export function renderSheet(view, seat, opts = {}) {
   const hasStars = Boolean(rules.stars);
   const legal = opts.legal && opts.legal.length ? opts.legal : null;
   const lastMove = opts.lastMove && opts.lastMove.stage === (opts.stage || 0) ? opts.lastMove : null;
-  /** @type {Map<string, LegalOption[]>} */
+  /** @type {Map<string, LegalMoveView[]>} */
   const byRow = new Map();
   if (legal) {
     for (const option of legal) {
@@ -228,7 +229,7 @@ export function renderSheet(view, seat, opts = {}) {
 
   /** @type {HTMLTableSectionElement[]} */
   const bodies = [];
-  /** @type {string | null} */
+  /** @type {SheetRowView["section"] | null} */
   let section = null;
   /** @type {HTMLTableSectionElement | null} */
   let body = null;
@@ -366,7 +367,7 @@ function summary(sheet) {
  * @property {HTMLElement} othersBox
  * @property {number} big
  * @property {number | null} turnSeat
- * @property {LegalOption[] | null} [legal]
+ * @property {LegalMoveView[] | null} [legal]
  * @property {(action: string) => void} [onMove]
  * @property {string | null} [armed] the zero or strike waiting for its second tap
  * @property {number[]} [mine]

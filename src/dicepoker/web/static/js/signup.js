@@ -1,5 +1,6 @@
 // The sign-up page (/signup): a name and a password (twice), POST /api/accounts; the new
 // account is logged in at once, and the page goes where the visitor came from.
+/** @import { Me } from "../../typings/protocol" */
 import { $, api, flash, loadCatalog, onSubmit, t } from "./common.js";
 import { busy, clearErrors, field, form, nextPath, showError, showRefusal } from "./accountforms.js";
 

@@ -1,6 +1,7 @@
 // The table's WebSockets: one per seat token this browser holds for the game (hot-seat: the page
 // acts for whichever of those seats is to move), or one spectator socket when it holds none.
 // Each reconnects with a growing pause and asks for what it missed (`sync`).
+/** @import { ClientMessage, ServerMessage } from "../../typings/protocol" */
 import { $, forgetToken, loadTokens, t, toast } from "./common.js";
 import { game, gameId, handle, redraw } from "./game.js";
 

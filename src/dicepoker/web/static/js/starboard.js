@@ -2,6 +2,7 @@
 // taken (by whom, for how much) or out of reach of the player this page plays. Read from the
 // view: the rules say which rows and columns have a star, the sheets' `bonuses` who earned each,
 // a sheet's own star marks whether it is still in that player's reach.
+/** @import { GameView, SheetView, StarView } from "../../typings/protocol" */
 import { clear, h, signed, t } from "./common.js";
 import { playerName } from "./game.js";
 import { starName } from "./movelog.js";

@@ -6,6 +6,7 @@
 // advice.js (the hint), keys.js, joining.js (the waiting room) and endscreen.js; pace.js (the
 // turn counter, the title, sound and notification of the player's turn), reactions.js,
 // rematch.js and chances.js (who is winning).
+/** @import { GameInfo } from "../../typings/protocol" */
 import { $, api, clear, h, loadCatalog, onSubmit, t } from "./common.js";
 import { autoPlay, myTurn, roll } from "./actions.js";
 import { takeChances } from "./chances.js";
@@ -118,7 +119,7 @@ async function start() {
     render();
     return;
   }
-  const data = /** @type {GameResponse | null} */ (first.data);
+  const data = /** @type {GameInfo | null} */ (first.data);
   if (first.ok && data && game.seq < 0) {
     game.seq = data.seq ?? -1;
     game.status = data.status;
