@@ -1,6 +1,6 @@
 // Shared helpers of the page scripts: the catalog, DOM building, the REST API, toasts, tokens.
 // Player names and every other piece of data are put in the page as text, never as markup.
-/** @import { ErrorResponse } from "../../typings/protocol" */
+/** @import { ErrorResponse, RulesView } from "../../typings/protocol" */
 
 export const LANG = document.documentElement.dataset.lang || "en";
 const LANGS = ["en", "es", "pt"];
@@ -194,6 +194,16 @@ export function signed(value) {
   if (value > 0) return `+${num(value)}`;
   if (value < 0) return `−${num(-value)}`;
   return num(0);
+}
+
+/**
+ * What a zero costs, as the rules say: "−200" (the rules give the penalty as a positive
+ * number; a School row closed with a zero takes it off the total). The sheet, the felt's last
+ * move and the move log all say it, and must say it alike.
+ * @param {RulesView} rules
+ */
+export function zeroCost(rules) {
+  return signed(-(rules.zero_penalty || 0));
 }
 
 const ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII"];

@@ -2,7 +2,7 @@
 // tray and its controls, the turn clock and the score sheets. Everything the layout depends on
 // (the number of dice, auto-play, the columns) comes from the rules of the view.
 /** @import { GameView, RulesView } from "../../typings/protocol" */
-import { $, clear, h, levelName, num, prefersReducedMotion, range, roman, rowLabel, signed, t, tn, variantName } from "./common.js";
+import { $, clear, h, levelName, num, prefersReducedMotion, range, roman, rowLabel, signed, t, tn, variantName, zeroCost } from "./common.js";
 import { armed, choose, disarm, myTurn, toggle } from "./actions.js";
 import { chanceWords, cup, paintMeter, shownChances } from "./chances.js";
 import { DiceTray } from "./dice.js";
@@ -109,7 +109,7 @@ function lastMoveChip(state, seat) {
   else {
     const cell = `${rowLabel(rules.variant, move.row || "")}${rules.columns > 1 && move.column !== null ? ` ${roman(move.column)}` : ""}`;
     const row = rules.rows.find((r) => r.id === move.row);
-    const mark = move.verb === "strike" ? "—" : move.verb === "zero" ? signed(-(rules.zero_penalty || 0)) : row && row.school ? "✕" : num(move.points);
+    const mark = move.verb === "strike" ? "—" : move.verb === "zero" ? zeroCost(rules) : row && row.school ? "✕" : num(move.points);
     what = `${cell} ${mark}${move.doubled ? " ×2" : ""}${move.reserve ? ` · ${t("reserve")} ${signed(move.reserve)}` : ""}${move.stars.length ? " · ★" : ""}`;
   }
   return h("span", { class: `player-last last-${move.verb}` }, h("span", { class: "sr-only" }, `${t("Last move")}: `), what);

@@ -4,7 +4,7 @@
 // it says comes from the messages: the event's action and seat, the view after it (the dice, the
 // seat's `last_moves` entry); no rule is worked out here.
 /** @import { EventMessage, GameView, LastMoveView, RulesView } from "../../typings/protocol" */
-import { clear, h, num, roman, rowLabel, signed, t } from "./common.js";
+import { clear, h, num, roman, rowLabel, signed, t, zeroCost } from "./common.js";
 import { faceLabel } from "./dice.js";
 import { playerName } from "./game.js";
 
@@ -71,7 +71,7 @@ export function moveWords(move, rules) {
   /** @type {string[]} */
   const words = [];
   if (move.verb === "strike") words.push(t("{name} struck {cell}.", { name, cell }));
-  else if (move.verb === "zero") words.push(t("{name} took a zero in {cell}: {cost}.", { name, cell, cost: signed(-(rules.zero_penalty || 0)) }));
+  else if (move.verb === "zero") words.push(t("{name} took a zero in {cell}: {cost}.", { name, cell, cost: zeroCost(rules) }));
   else if (row && row.school) words.push(t("{name} closed {cell}.", { name, cell }));
   else if (move.doubled) words.push(t("{name} scored {points} in {cell}, doubled (×2).", { name, points: num(move.points), cell }));
   else words.push(t("{name} scored {points} in {cell}.", { name, points: num(move.points), cell }));

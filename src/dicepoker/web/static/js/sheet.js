@@ -5,7 +5,7 @@
 // last move. The layout comes from the rules: the sections and their titles, each row's face,
 // the columns, the zero's penalty.
 /** @import { CellView, GameView, LastMoveView, LegalMoveView, RulesView, SheetRowView, SheetView, StarView } from "../../typings/protocol" */
-import { clear, h, t, num, signed, roman, rowLabel } from "./common.js";
+import { clear, h, t, num, signed, roman, rowLabel, zeroCost } from "./common.js";
 import { miniDie } from "./dice.js";
 
 /** @param {string} text */
@@ -19,14 +19,6 @@ function sr(text) {
  */
 function columnName(rules, column) {
   return rules.columns > 1 ? t("column {n}", { n: roman(column) }) : "";
-}
-
-/**
- * What a zero costs, as the rules say: "−200".
- * @param {RulesView} rules
- */
-export function zeroCost(rules) {
-  return signed(-(rules.zero_penalty || 0));
 }
 
 /**
