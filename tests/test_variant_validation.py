@@ -60,8 +60,13 @@ GOOD: dict[str, Any] = {
     "rows": ROWS,
     "upper_bonus": UpperBonus(30, 15),
     "extra_yahtzee": ExtraYahtzee("yahtzee", 100, (("full_house", 25),)),
-    "autoplay": AutoPlay(("yahtzee", "pair")),
     "clock": ClockPolicy("turn_seconds", 60),
+}
+#: Auto-play, which does not follow the forced Joker, in a variant without it.
+AUTOPLAYED: dict[str, Any] = {
+    **GOOD,
+    "extra_yahtzee": None,
+    "autoplay": AutoPlay(("yahtzee", "pair")),
 }
 SCHOOL_ROWS = (
     _face("ones", 1, school=True, star=True),
@@ -91,6 +96,7 @@ def _combo(index: int, **changes: Any) -> tuple[Row, ...]:
 
 def test_the_sample_definitions_are_well_formed() -> None:
     assert Rules(**GOOD).cells == len(ROWS)
+    assert Rules(**AUTOPLAYED).autoplay == AutoPlay(("yahtzee", "pair"))
     assert Rules(**SCHOOL).cells == 2 * len(SCHOOL_ROWS)
 
 
@@ -253,17 +259,28 @@ MALFORMED: list[tuple[str, dict[str, Any], str, str]] = [
     ),
     (
         "auto-play naming no row",
-        {"autoplay": AutoPlay(("five_of_a_kind",))},
+        {"autoplay": AutoPlay(("five_of_a_kind",)), "extra_yahtzee": None},
         "autoplay.priority",
         "names no row: 'five_of_a_kind'",
     ),
     (
         "auto-play listing a row twice",
-        {"autoplay": AutoPlay(("pair", "pair"))},
+        {"autoplay": AutoPlay(("pair", "pair")), "extra_yahtzee": None},
         "autoplay.priority",
         "'pair' is listed twice",
     ),
-    ("auto-play with no row", {"autoplay": AutoPlay(())}, "autoplay.priority", "is empty"),
+    (
+        "auto-play beside the forced Joker",
+        {"autoplay": AutoPlay(("pair",))},
+        "autoplay",
+        "does not follow extra_yahtzee's forced Joker",
+    ),
+    (
+        "auto-play with no row",
+        {"autoplay": AutoPlay(()), "extra_yahtzee": None},
+        "autoplay.priority",
+        "is empty",
+    ),
     (
         "a clock with no default",
         {"clock": ClockPolicy("turn_seconds", 0)},
