@@ -347,7 +347,7 @@ async def drive(
     rng = random.Random(seed)
     # A new connection for every request: a kept-alive one can be closed by the server (its
     # keep-alive timeout) just as a request goes out on it, which a browser would retry but the
-    # driver would count as an error of the server (it happened once in several runs).
+    # driver would count as an error of the server.
     limits = httpx.Limits(max_connections=CREATING, max_keepalive_connections=0)
     # As many requests at once as connections: httpx's pool looks over every waiting request
     # each time a connection frees, so thousands waiting made the driver's start quadratic.

@@ -1,19 +1,18 @@
 """`benchmarks/load.py`'s CPU probe: how fast this machine ran Python while the load was measured.
 
-The same code on the shared 2-core development machine costs about 1.7 times as much CPU in some
-stretches as in others, idle or loaded (docs/deploy.md, "How fast the machine is"); the cause is
-outside the machine, whose kernel counts none of it as stolen. A load run's latency means little
-without knowing which speed it ran at, so a small process beside the load times a fixed piece of
-pure Python (`UNIT_LOOPS` rounds of an integer loop, about a millisecond) every `INTERVAL`
-seconds in CPU time (`time.thread_time_ns`: its wait for a CPU is not counted, its slower
-instructions are) and writes each figure to a file. The report gives their median, p10 and p90
-over the measured period (`probe_summary`), with `--timeline` each second's median
-(`probe_by_second`), and the printed report the p99s of the faster and the slower half of the
-seconds (`speed_halves`).
+A shared virtual machine can run the same code at different speeds from one stretch to the next,
+idle or loaded, with its kernel counting none of it as stolen (docs/capacity.md, "What the probe
+says of the machine"). A load run's latency means little without knowing which speed it ran at,
+so a small process beside the load times a fixed piece of pure Python (`UNIT_LOOPS` rounds of an
+integer loop, about a millisecond) every `INTERVAL` seconds in CPU time (`time.thread_time_ns`:
+its wait for a CPU is not counted, its slower instructions are) and writes each figure to a file.
+The report gives their median, p10 and p90 over the measured period (`probe_summary`), with
+`--timeline` each second's median (`probe_by_second`), and the printed report the p99s of the
+faster and the slower half of the seconds (`speed_halves`).
 
-The probe takes about half a percent of a core. It ends when the load does (`SpeedProbe.stop`),
-and by itself once its parent is gone (it would be reparented), so that a killed load leaves
-nothing running.
+The probe is kept small (a unit four times a second), so that it takes next to nothing from the
+load it times. It ends when the load does (`SpeedProbe.stop`), and by itself once its parent is
+gone (it would be reparented), so that a killed load leaves nothing running.
 """
 
 from __future__ import annotations
@@ -26,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Rounds of the probe's loop a unit (about 0.9-1.5 ms of CPU on this machine).
+#: Rounds of the probe's loop a unit: about a millisecond of CPU, long enough to time well and
+#: short enough to leave the load alone.
 UNIT_LOOPS = 20_000
 #: Seconds between two units.
 INTERVAL = 0.25
