@@ -22,7 +22,7 @@ from typer.testing import CliRunner, Result
 
 from dicepoker.cli import app
 from dicepoker.dice import SeededDice
-from dicepoker.master import GameMaster, Refusal
+from dicepoker.master import GameMaster, Refusal, events
 from dicepoker.master.store import StoredEvent, StoredGame
 from dicepoker.server.accounts import DELETED_NAME, Account, Accounts
 from dicepoker.server.bus import CHANNEL
@@ -392,7 +392,7 @@ def test_a_game_deleted_under_a_running_server_ends_there(database: str) -> None
             watched, _tokens = await master.create("yahtzee", {}, seats, None)
             assert await store.delete_game(watched.id)
             assert watched.id in master.games
-            await master.follow(watched.id, {"kind": "seats"})
+            await master.follow(watched.id, events.SeatsChanged(origin="admin"))
             assert watched.id not in master.games
         finally:
             await master.close()

@@ -14,11 +14,22 @@ from typing import Any
 
 import pytest
 
+from dicepoker.master import events
 from dicepoker.server import bus
 from dicepoker.server.bus import ALIVE, LEASE, RedisBus
 from live_server import redis_url
 
 LEASE_MS = 10_000
+
+
+def said(n: int | str) -> events.BusMessage:
+    """A bus message that carries `n` (a rematch's game id is any string)."""
+    return events.Rematch(game=str(n))
+
+
+def n_of(message: events.BusMessage) -> int | str:
+    assert isinstance(message, events.Rematch)
+    return int(message.game) if message.game.isdigit() else message.game
 
 
 class Clock:
@@ -56,15 +67,15 @@ def test_messages_reach_the_other_process_in_order_and_not_their_sender() -> Non
         heard_b: list[Any] = []
         everything, sentinel = asyncio.Event(), asyncio.Event()
 
-        async def on_a(game_id: str, message: dict[str, Any]) -> None:
+        async def on_a(game_id: str, message: events.BusMessage) -> None:
             if game_id == game:
-                heard_a.append(message["n"])
-                if message["n"] == "sentinel":
+                heard_a.append(n_of(message))
+                if n_of(message) == "sentinel":
                     sentinel.set()
 
-        async def on_b(game_id: str, message: dict[str, Any]) -> None:
+        async def on_b(game_id: str, message: events.BusMessage) -> None:
             if game_id == game:
-                heard_b.append(message["n"])
+                heard_b.append(n_of(message))
                 if len(heard_b) == 205:
                     everything.set()
 
@@ -81,16 +92,16 @@ def test_messages_reach_the_other_process_in_order_and_not_their_sender() -> Non
         c = RedisBus(redis_url())
         try:
             for n in range(200):  # queued at once: sent together, in order
-                await a.publish(game, {"kind": "test", "n": n})
+                await a.publish(game, said(n))
             for n in range(200, 205):  # a stopping process sends what it queued
-                await c.publish(game, {"kind": "test", "n": n})
+                await c.publish(game, said(n))
             await c.close()
             await asyncio.wait_for(everything.wait(), 10)
             assert [n for n in heard_b if n < 200] == list(range(200))
             assert [n for n in heard_b if n >= 200] == list(range(200, 205))
             assert pipelines[0] == 1
             # a heard b's sentinel, sent after a's 200 reached b, so after a's own: none kept.
-            await b.publish(game, {"kind": "test", "n": "sentinel"})
+            await b.publish(game, said("sentinel"))
             await asyncio.wait_for(sentinel.wait(), 10)
             assert heard_a == [*range(200, 205), "sentinel"]
         finally:
@@ -126,9 +137,9 @@ def test_a_lease_has_one_holder_and_is_asked_for_again_after_half_a_lease() -> N
             assert await b.claim(game) is False
             # A lease another process took (ours expired, say) is never believed held; it is not
             # asked for again before Redis said it runs out (by our clock), then it is.
-            heard: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+            heard: asyncio.Queue[events.BusMessage] = asyncio.Queue()
 
-            async def hear(game_id: str, message: dict[str, Any]) -> None:
+            async def hear(game_id: str, message: events.BusMessage) -> None:
                 if game_id == game:  # (other tests' processes share the test Redis)
                     heard.put_nowait(message)
 
@@ -151,7 +162,7 @@ def test_a_lease_has_one_holder_and_is_asked_for_again_after_half_a_lease() -> N
             assert asked[0] == 4 and a.held_elsewhere(game)
             # A graceful stop gives the lease back and says so: the other takes it at once.
             await b.release_all()
-            assert (await asyncio.wait_for(heard.get(), 5))["kind"] == "released"
+            assert isinstance(await asyncio.wait_for(heard.get(), 5), events.Released)
             assert not a.held_elsewhere(game)
             assert await a.claim(game) is True
             assert asked[0] == 5
@@ -194,19 +205,19 @@ def test_past_the_outbox_limit_messages_are_dropped_and_said_once(
         heard: list[Any] = []
         last = asyncio.Event()
 
-        async def on_b(game_id: str, message: dict[str, Any]) -> None:
+        async def on_b(game_id: str, message: events.BusMessage) -> None:
             if game_id == game:
-                heard.append(message["n"])
-                if message["n"] == "after":
+                heard.append(n_of(message))
+                if n_of(message) == "after":
                     last.set()
 
         await b.start(on_b, _nothing)
         try:
             for n in range(8):  # no await lets the writer run: the queue holds five
-                await a.publish(game, {"kind": "test", "n": n})
-            await a.publish(game, {"kind": "test", "n": "after"})  # dropped too: still full
+                await a.publish(game, said(n))
+            await a.publish(game, said("after"))  # dropped too: still full
             await asyncio.sleep(0)  # the writer takes the five
-            await a.publish(game, {"kind": "test", "n": "after"})
+            await a.publish(game, said("after"))
             await asyncio.wait_for(last.wait(), 10)
             assert heard == [0, 1, 2, 3, 4, "after"]
         finally:

@@ -12,9 +12,19 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import orjson
+
 from dicepoker.dice import SeededDice
 from dicepoker.engine import GameState
-from dicepoker.master import BotDriver, Broadcaster, GameMaster, MemoryStore, StoredEvent, messages
+from dicepoker.master import (
+    BotDriver,
+    Broadcaster,
+    GameMaster,
+    MemoryStore,
+    StoredEvent,
+    events,
+    messages,
+)
 from dicepoker.master.bus import LocalBus
 from test_master import HUMANS, run
 
@@ -128,7 +138,7 @@ def test_the_games_of_a_process_that_stops_go_on_in_another() -> None:
         assert killed_one.seq == stopped_one.seq == 0  # nothing driven here
         bus.elsewhere = False  # the holder's leases run out, or are given back
 
-        await master.follow(stopped_one.id, {"kind": "released"})
+        await master.follow(stopped_one.id, events.Released(origin="other"))
         taken = master.games[stopped_one.id]
         await next_event(master.broadcaster.subscribe(taken))
         assert taken.seq >= 1
@@ -155,7 +165,7 @@ class SharedBus:
     """Two processes' buses in one: what one publishes the other hears (leases: the first)."""
 
     def __init__(self) -> None:
-        self.handlers: dict[str, Callable[[str, dict[str, Any]], Coroutine[Any, Any, None]]] = {}
+        self.handlers: dict[str, Callable[[str, Any], Coroutine[Any, Any, None]]] = {}
         self.reconnects: dict[str, Callable[[], Coroutine[Any, Any, None]]] = {}
         self.delivered: list[asyncio.Task[None]] = []
         self.lose = 0  # the next messages published are lost (a publish that failed)
@@ -170,7 +180,8 @@ class SharedBus:
     def deliver(self, sender: str, game_id: str, message: dict[str, Any]) -> None:
         for other, handler in self.handlers.items():
             if other != sender:
-                self.delivered.append(asyncio.create_task(handler(game_id, message)))
+                typed = events.parse(orjson.dumps(message))  # (as the Redis bus reads it)
+                self.delivered.append(asyncio.create_task(handler(game_id, typed)))
 
     async def release(self) -> None:
         """Deliver what waited, then everything it leads to."""
@@ -201,11 +212,11 @@ class SharedBus:
             async def close(self) -> None:
                 return None
 
-            async def publish(self, game_id: str, message: dict[str, Any]) -> None:
+            async def publish(self, game_id: str, message: events.BusMessage) -> None:
                 if bus.lose > 0:
                     bus.lose -= 1
                     return
-                said = {"origin": name, **message}  # (as the Redis bus sends it)
+                said = orjson.loads(events.dump(message, name))  # (as the Redis bus sends it)
                 bus.published.append((name, game_id, said))
                 if bus.late is not None:
                     bus.late.append((name, game_id, said))
@@ -246,10 +257,10 @@ def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
     async def scenario() -> None:
         store = MemoryStore()
         bus, first, second = await two_masters(store)
-        heard: list[dict[str, Any]] = []
+        heard: list[events.BusMessage] = []
         follow = bus.handlers["second"]
 
-        async def hear(game_id: str, message: dict[str, Any]) -> None:
+        async def hear(game_id: str, message: events.BusMessage) -> None:
             heard.append(message)
             await follow(game_id, message)
 
@@ -262,7 +273,7 @@ def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
         watcher = second.broadcaster.subscribe(there)
         await first.act(live, 0, "roll", 0)
         await asyncio.gather(*bus.delivered)
-        assert heard[-1]["kind"] == "event" and "told" not in heard[-1]
+        assert isinstance(heard[-1], events.Committed) and heard[-1].told is None
         assert live.view_cache.part is None  # (no view built where nobody watches)
         told = watcher.get_nowait()
         assert there.last is not None
@@ -271,7 +282,8 @@ def test_a_move_travels_with_its_words_only_from_where_it_is_watched() -> None:
         mine = first.broadcaster.subscribe(live)
         await first.act(live, 0, "roll", 1)
         await asyncio.gather(*bus.delivered)
-        assert heard[-1]["told"] == mine.get_nowait() == watcher.get_nowait()
+        assert isinstance(heard[-1], events.Committed)
+        assert heard[-1].told == mine.get_nowait() == watcher.get_nowait()
         for master in (first, second):
             await master.close()
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from dicepoker.master import Broadcaster, GameMaster, LiveGame, MemoryStore, Refusal
+from dicepoker.master import Broadcaster, GameMaster, LiveGame, MemoryStore, Refusal, events
 from dicepoker.master.bus import LocalBus
 from dicepoker.master.rematch import rematch_id
 from dicepoker.protocol import REACTIONS, ErrorMessage, React, parse_client_message, server_message
@@ -111,11 +111,11 @@ class Recorder(Broadcaster):
 
     def __init__(self) -> None:
         super().__init__(SharedLocalBus())
-        self.published: list[tuple[str, dict[str, Any]]] = []
+        self.published: list[tuple[str, events.BusMessage]] = []
         recorded = self.published
 
-        async def publish(game_id: str, message: dict[str, Any]) -> None:
-            recorded.append((game_id, message))
+        async def publish(game_id: str, message: events.BusMessage) -> None:
+            recorded.append((game_id, message.model_copy(update={"origin": "here"})))
 
         self.bus.publish = publish  # type: ignore[method-assign]
 
@@ -134,16 +134,17 @@ def test_the_other_processes_offer_the_rematch_and_tell_reactions_to_their_own_t
         # announcement (which the bus would bring) is answered with where the game is.
         await here.react(live, 2, "good_game")
         assert here.broadcaster.published == []  # (held here alone: nobody to tell)
-        await here.follow(live.id, {"kind": "holding", "origin": "there"})
+        await here.follow(live.id, events.Holding(origin="there"))
         made, _ = await here.rematch(live)
         await here.react(live, 2, "good_game")
         published = here.broadcaster.published
-        kinds = [message["kind"] for game_id, message in published if game_id == live.id]
+        kinds = [message.kind for game_id, message in published if game_id == live.id]
         assert kinds == ["holding", "rematch", "reaction"]
-        answer = {"kind": "holding", "reply": True, "seq": live.seq}
+        answer = events.Holding(origin="here", reply=True, seq=live.seq)
         assert published[0] == (live.id, answer)
         # (The rematch was looked for in the store before it was made: announced as loaded.)
-        assert [p for p in published if p[0] != live.id] == [(made.id, {"kind": "holding"})]
+        announced = events.Holding(origin="here")
+        assert [p for p in published if p[0] != live.id] == [(made.id, announced)]
         for game_id, message in published:
             await there.follow(game_id, message)
         heard = _texts(far)
@@ -156,7 +157,7 @@ def test_the_other_processes_offer_the_rematch_and_tell_reactions_to_their_own_t
         }
         assert heard[1] == {"type": "reaction", "seat": 2, "reaction": "good_game"}
         # A bus message naming another game as the rematch is not offered.
-        await there.follow(live.id, {"kind": "rematch", "game": "elsewhere"})
+        await there.follow(live.id, events.Rematch(origin="here", game="elsewhere"))
         assert far.empty()
 
     asyncio.run(scenario())

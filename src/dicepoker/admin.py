@@ -135,8 +135,10 @@ class Servers:
         server's own message for seats changed outside a master; a deleted game is forgotten)."""
         if self.bus is None:
             return
+        from dicepoker.master.events import SeatsChanged
+
         for game_id in game_ids:
-            await self.bus.publish(game_id, {"kind": "seats"})
+            await self.bus.publish(game_id, SeatsChanged())
 
     async def close(self) -> None:
         """Send what was told (the bus queues its messages) and disconnect."""

@@ -19,18 +19,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
-from dicepoker.master import messages
+from dicepoker.master import events, messages
 from dicepoker.master.bus import Bus, Handler, LocalBus
-from dicepoker.master.forecast import adopt_chances
+from dicepoker.master.events import BusMessage
 from dicepoker.master.live import LiveGame
 from dicepoker.master.store import StoredEvent
 from dicepoker.protocol import ReactionId
 
 QUEUE_SIZE = 256
-#: The kinds of bus message only a process that holds the game sends (to the others holding it).
-HOLDERS_NEWS = frozenset({"event", "held", "chances", "reaction", "rematch"})
+#: The bus messages only a process that holds the game sends (to the others holding it).
+HOLDERS_NEWS = (events.Committed, events.Held, events.Chances, events.Reaction, events.Rematch)
 
 
 class Broadcaster:
@@ -85,7 +84,7 @@ class Broadcaster:
         that hold it answer with where they are, and tell this one its news from now on."""
         if self.bus.shared:
             self.hold(game_id)
-            await self.bus.publish(game_id, {"kind": "holding"})
+            await self.bus.publish(game_id, events.Holding())
 
     def forget(self, game_id: str) -> None:
         """This process no longer holds the game (the others learn it at their next news)."""
@@ -99,43 +98,45 @@ class Broadcaster:
         others = self._holders.get(game_id)
         return others is not None and not others
 
-    def heard(self, game_id: str, message: dict[str, Any]) -> str | None:
+    def heard(
+        self, game_id: str, message: BusMessage
+    ) -> type[events.Holding | events.Dropped] | None:
         """Note what another process's `message` says of who holds `game_id`, and answer the
-        kind of message to send back: `holding` (to an announcement, or to news from a holder
+        kind of message to send back: `Holding` (to an announcement, or to news from a holder
         not known till now: it may have made moves while it did not know of this process),
-        `dropped` (news of a game not held here: its sender stops sending it), or None."""
-        origin, kind = message.get("origin"), message.get("kind")
-        if not isinstance(origin, str):
+        `Dropped` (news of a game not held here: its sender stops sending it), or None."""
+        origin = message.origin
+        if not origin:
             return None
         others = self._holders.get(game_id)
-        if kind == "dropped":
+        if isinstance(message, events.Dropped):
             if others is not None:
                 others.discard(origin)
             return None
-        if kind == "holding":
+        if isinstance(message, events.Holding):
             if others is None:
                 return None  # an announcement: for the processes that hold the game to answer
             others.add(origin)
-            return None if message.get("reply") else "holding"
-        if kind not in HOLDERS_NEWS:
+            return None if message.reply else events.Holding
+        if not isinstance(message, HOLDERS_NEWS):
             return None  # (a released lease, a closed game: sent by any process, to all)
         if others is None:
-            return "dropped"
+            return events.Dropped
         new = origin not in others
         others.add(origin)
-        return "holding" if new else None
+        return events.Holding if new else None
 
-    async def answer(self, game_id: str, kind: str, seq: int | None) -> None:
-        """Send back what `heard` said to: `holding` with the game's `seq` here (None: still
-        loading it), so that a process behind it catches up, or `dropped`."""
-        message: dict[str, Any] = {"kind": kind}
-        if kind == "holding":
-            message["reply"] = True
-            if seq is not None:
-                message["seq"] = seq
-        await self.bus.publish(game_id, message)
+    async def answer(
+        self, game_id: str, kind: type[events.Holding | events.Dropped], seq: int | None
+    ) -> None:
+        """Send back what `heard` said to: `Holding` with the game's `seq` here (None: still
+        loading it), so that a process behind it catches up, or `Dropped`."""
+        if kind is events.Holding:
+            await self.bus.publish(game_id, events.Holding(reply=True, seq=seq))
+        else:
+            await self.bus.publish(game_id, events.Dropped())
 
-    async def _tell(self, game_id: str, message: dict[str, Any]) -> None:
+    async def _tell(self, game_id: str, message: BusMessage) -> None:
         """Publish news of a game to the other processes that hold it, if any may."""
         if not self.alone(game_id):
             await self.bus.publish(game_id, message)
@@ -191,24 +192,21 @@ class Broadcaster:
             self._send_event(live, told, whole)
         if self.alone(live.id):
             return  # no other process holds the game: nobody else to tell
-        message: dict[str, Any] = {
-            "kind": "event",
-            "seq": stored.seq,
-            "seat": stored.seat,
-            "action": stored.action,
-            "thrown": stored.thrown,
-            "auto": stored.auto,
-            # The other processes keep the same chances instead of judging the position again
-            # (a forecast costs milliseconds of a worker).
-            "chances": live.win_probability(),
-        }
-        if told is not None:
-            # What our clients were told: the other processes tell theirs the same words
-            # instead of building the view again. With nobody here (a bot's move, driven here,
-            # in a game watched elsewhere) the view is built where it is watched: not here, and
-            # not kept here for the next event (a view kept is tens of KiB a game).
-            message["told"] = told
-        await self.bus.publish(live.id, message)
+        # `told`: what our clients were told; the other processes tell theirs the same words
+        # instead of building the view again. With nobody here (a bot's move, driven here, in a
+        # game watched elsewhere) the view is built where it is watched: not here, and not kept
+        # here for the next event (a view kept is tens of KiB a game).
+        await self.bus.publish(
+            live.id,
+            events.Committed(
+                seq=stored.seq,
+                seat=stored.seat,
+                action=stored.action,
+                thrown=stored.thrown,
+                auto=stored.auto,
+                told=told,
+            ),
+        )
 
     def followed(self, live: LiveGame, stored: StoredEvent, told: str | None) -> None:
         """Another process committed `stored` (the game is at it now): tell our subscribers, in
@@ -235,19 +233,12 @@ class Broadcaster:
         if live.subscribers:
             self.send(live, told)
         await self._tell(
-            live.id,
-            {
-                "kind": "held",
-                "seq": seq,
-                "seat": live.state.seat,
-                "held": list(positions),
-                "told": told,
-            },
+            live.id, events.Held(seq=seq, seat=live.state.seat, held=positions, told=told)
         )
 
     async def chances(self, live: LiveGame) -> None:
-        """The chances of the position the game is at came after its event was told (judged
-        late): tell everyone at the table, here and in the other processes."""
+        """The chances of the position the game is at were judged (`live.chances`, after its
+        event was told): tell everyone at the table, here and in the other processes."""
         message = messages.chances(live)
         if message is None:
             return
@@ -256,31 +247,24 @@ class Broadcaster:
             self.send(live, told)
         await self._tell(
             live.id,
-            {
-                "kind": "chances",
-                "seq": live.seq,
-                "chances": message.win_probability,
-                "told": told,
-            },
+            events.Chances(seq=live.seq, chances=tuple(message.win_probability), told=told),
         )
 
-    def followed_chances(self, live: LiveGame, message: dict[str, Any]) -> None:
-        """Another process judged late the position the game is at: keep its chances and tell
-        our subscribers in its words (news only at the same seq)."""
-        seq, told = message.get("seq"), message.get("told")
-        if seq != live.seq or not isinstance(told, str):
-            return  # an event came between, or not ours to read
-        if adopt_chances(live, live.seq, message) and live.subscribers:
-            self.send(live, told)
+    def followed_chances(self, live: LiveGame, message: events.Chances) -> None:
+        """Another process judged the position the game is at: keep its chances and tell our
+        subscribers in its words (news only at the same seq, for the game's seats)."""
+        if message.seq != live.seq or len(message.chances) != len(live.state.players):
+            return  # an event came between
+        live.chances = (message.seq, message.chances)
+        self.send(live, message.told)
 
-    def followed_hold(self, live: LiveGame, message: dict[str, Any]) -> None:
+    def followed_hold(self, live: LiveGame, message: events.Held) -> None:
         """Another process's player changed the dice they hold: keep them, and tell our
         subscribers in its words (news only at the same seq)."""
-        seq, held, told = message.get("seq"), message.get("held"), message.get("told")
-        if seq != live.seq or not isinstance(held, list) or not isinstance(told, str):
-            return  # an event came between (it resets the selection), or not ours to read
-        live.held = (live.seq, tuple(int(position) for position in held))
-        self.send(live, told)
+        if message.seq != live.seq:
+            return  # an event came between (it resets the selection)
+        live.held = (live.seq, message.held)
+        self.send(live, message.told)
 
     def seats_changed(self, live: LiveGame) -> None:
         """The seats changed (learnt from the store): tell our subscribers."""
@@ -290,23 +274,23 @@ class Broadcaster:
     async def seated(self, live: LiveGame) -> None:
         """This process seated someone: tell our subscribers and the other processes."""
         self.seats_changed(live)
-        await self._tell(live.id, {"kind": "seats"})
+        await self._tell(live.id, events.SeatsChanged())
 
     async def abandoned(self, game_id: str) -> None:
         """This process closed `game_id` as abandoned: the other processes stop it too."""
-        await self._tell(game_id, {"kind": "abandoned"})
+        await self._tell(game_id, events.Abandoned())
 
     async def seats_stored(self, game_id: str) -> None:
         """The store's seats of `game_id` changed outside a master: every process that holds
         it reads them."""
-        await self._tell(game_id, {"kind": "seats"})
+        await self._tell(game_id, events.SeatsChanged())
 
     # --- after and between turns (dicepoker.protocol.pace) -------------------------------------
 
     async def rematch(self, live: LiveGame, game_id: str) -> None:
         """This process made `game_id`, the rematch of `live`: offer it here and elsewhere."""
         self.offer_rematch(live, game_id)
-        await self._tell(live.id, {"kind": "rematch", "game": game_id})
+        await self._tell(live.id, events.Rematch(game=game_id))
 
     def offer_rematch(self, live: LiveGame, game_id: str) -> None:
         """Offer the rematch to this process's subscribers: each seat's connection its own seat
@@ -320,7 +304,7 @@ class Broadcaster:
         """A seated player reacted: tell the table, here and in the other processes."""
         told = messages.reaction(seat, reaction).to_json()
         self.send(live, told)
-        await self._tell(live.id, {"kind": "reaction", "told": told})
+        await self._tell(live.id, events.Reaction(told=told))
 
 
 def reply(queue: asyncio.Queue[str], text: str) -> None:

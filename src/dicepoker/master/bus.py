@@ -4,7 +4,8 @@ One process needs neither (`LocalBus`). Several processes serving the same games
 other over a shared bus (the web app's Redis bus, dicepoker.server.bus): every committed event
 of a game another process holds too is published on the game's channel, and every process that
 holds the game applies it and tells its own clients (who holds what: `Broadcaster.heard`).
-Messages carry their sender's `origin` (its `process_id`). The bus only *tells*; the store
+Messages are the typed ones of `dicepoker.master.events`, each with its sender's `origin` (its
+`process_id`). The bus only *tells*; the store
 decides: an event exists once it is committed with the game's next `seq`, so a lost or late bus
 message can only delay a process, which then catches up from the store.
 
@@ -21,13 +22,15 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
+
+from dicepoker.master.events import BusMessage
 
 # How long a lease lasts unless renewed (milliseconds); another process takes over after it.
 LEASE_MS = int(os.environ.get("DICEPOKER_LEASE_MS", "10000"))
 LEASE_SECONDS = LEASE_MS / 1000
 
-Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
+Handler = Callable[[str, BusMessage], Awaitable[None]]
 
 
 class Bus(Protocol):
@@ -41,7 +44,7 @@ class Bus(Protocol):
 
     async def close(self) -> None: ...
 
-    async def publish(self, game_id: str, message: dict[str, Any]) -> None: ...
+    async def publish(self, game_id: str, message: BusMessage) -> None: ...
 
     async def claim(self, game_id: str) -> bool:
         """Whether this process may drive the game's bots and clock now (taking or renewing)."""
@@ -72,7 +75,7 @@ class LocalBus:
     async def close(self) -> None:
         return None
 
-    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
+    async def publish(self, game_id: str, message: BusMessage) -> None:
         return None
 
     async def claim(self, game_id: str) -> bool:

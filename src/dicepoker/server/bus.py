@@ -28,7 +28,9 @@ from typing import Any
 
 import orjson
 
+from dicepoker.master import events
 from dicepoker.master.bus import LEASE_MS, Bus, Handler, LocalBus
+from dicepoker.master.events import BusMessage
 
 __all__ = [
     "ALIVE",
@@ -152,11 +154,11 @@ class RedisBus:
         for game_id in held:
             try:
                 if await self._release(keys=[LEASE + game_id], args=[self.process_id]):
-                    await self.publish(game_id, {"kind": "released"})
+                    await self.publish(game_id, events.Released())
             except Exception as exc:  # the lease then simply expires
                 log.warning("redis lease release for game %s failed: %s", game_id, exc)
 
-    async def publish(self, game_id: str, message: dict[str, Any]) -> None:
+    async def publish(self, game_id: str, message: BusMessage) -> None:
         """Queue `message` for the game's channel (sent by the writer, in order)."""
         if len(self._outbox) >= OUTBOX_LIMIT:
             if not self._dropping:  # said once, not for every message dropped
@@ -164,9 +166,7 @@ class RedisBus:
             self._dropping = True
             return  # the move is committed; the others catch up from the database
         self._dropping = False
-        self._outbox.append(
-            (CHANNEL + game_id, orjson.dumps({"origin": self.process_id, **message}))
-        )
+        self._outbox.append((CHANNEL + game_id, events.dump(message, self.process_id)))
         self._queued.set()
         if (self._writer is None or self._writer.done()) and not self._closing:
             self._writer = asyncio.create_task(self._write(), name="redis-bus-writer")
@@ -325,13 +325,13 @@ class RedisBus:
         if isinstance(channel, bytes):
             channel = channel.decode()
         try:
-            data = orjson.loads(payload)
-        except ValueError:
-            log.warning("ignored a malformed bus message on %s", channel)
+            data = events.parse(payload)
+        except ValueError as exc:
+            log.warning("ignored a bus message on %s: %s", channel, exc)
             return
-        if not isinstance(data, dict) or data.get("origin") == self.process_id:
+        if data.origin == self.process_id:
             return
-        if data.get("kind") == "released":  # its holder gave the lease back: ask at once
+        if isinstance(data, events.Released):  # its holder gave the lease back: ask at once
             self._elsewhere.pop(str(channel).removeprefix(CHANNEL), None)
         # Each message in a task of its own, so that one game waiting for its lock does not hold
         # up the others; a game's messages still apply in order (tasks start in order, and the
@@ -340,7 +340,7 @@ class RedisBus:
         self._handling.add(task)
         task.add_done_callback(self._handling.discard)
 
-    async def _handle(self, handler: Handler, channel: str, data: dict[str, Any]) -> None:
+    async def _handle(self, handler: Handler, channel: str, data: BusMessage) -> None:
         try:
             await handler(channel.removeprefix(CHANNEL), data)
         except Exception:
