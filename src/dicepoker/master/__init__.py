@@ -4,8 +4,10 @@
   engine refuses) with a `Refusal` code, commits each event through a `Store`, then moves the
   live game on and hands the event to the `Broadcaster`.
 - `Broadcaster` (broadcast.py): this process's subscribers, and other processes over a `Bus`.
-- `bot_loop` (botloop.py): the one bot loop, a synchronous core; `BotDriver` (driver.py) runs
-  it through the master; `TurnClock` (clock.py): turns that run out.
+- `events` (events.py): the typed messages between processes, parsed in one place.
+- Watchers of committed events: `bot_loop` (botloop.py), the one bot loop, a synchronous core,
+  that `BotDriver` (driver.py) runs through the master; `TurnClock` (clock.py): turns that run
+  out; `ChancesWatcher` (chances.py): the live win probability.
 - `seats` (seats.py): seat tokens and the seat check.
 - `MemoryStore`, `LocalBus` and `LocalMaster`: the master of one process's own games.
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from dicepoker.master.botloop import bot_loop
     from dicepoker.master.broadcast import Broadcaster
     from dicepoker.master.bus import LEASE_MS, LEASE_SECONDS, Bus, LocalBus
+    from dicepoker.master.chances import ChancesWatcher
     from dicepoker.master.clock import TurnClock
     from dicepoker.master.driver import BotDriver, Inline, InThread, Thinker
     from dicepoker.master.live import LiveGame
@@ -40,6 +43,7 @@ _HOMES = {
     "LEASE_SECONDS": "bus",
     "Bus": "bus",
     "LocalBus": "bus",
+    "ChancesWatcher": "chances",
     "TurnClock": "clock",
     "BotDriver": "driver",
     "Inline": "driver",
@@ -71,6 +75,7 @@ __all__ = [
     "BotDriver",
     "Broadcaster",
     "Bus",
+    "ChancesWatcher",
     "ConflictError",
     "GameMaster",
     "InThread",

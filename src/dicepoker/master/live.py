@@ -113,6 +113,9 @@ class LiveGame:
     # Each seat's chance of finishing first, and the seq it was judged at (dicepoker.winprob):
     # only news while the game is still at that seq.
     chances: tuple[int, tuple[float, ...]] | None = None
+    # Whether the last event came from another process, which judges the chances of the
+    # position it led to and tells them (dicepoker.master.chances).
+    judged_elsewhere: bool = False
 
     @property
     def state_view(self) -> GameView:
@@ -235,17 +238,19 @@ class LiveGame:
         players = [seat.get("name") or state.players[n] for n, seat in enumerate(seats)]
         self.game.state = state._replace(players=tuple(players))
 
-    def meta(self) -> dict[str, Any]:
-        """What every message with a `status` carries besides the view."""
+    def meta(self, *, chances: bool = True) -> dict[str, Any]:
+        """What every message with a `status` carries besides the view; `chances`: the position's
+        win probability too, when it is known (a snapshot's; an event's come after it, in a
+        `chances` message of their own)."""
         out: dict[str, Any] = {
             "status": self.status,
             "seats": self.public_seats(),
             "clock": self.clock(),
             "fair_dice": self.fair_dice(),
         }
-        chances = self.win_probability()
-        if chances is not None:
-            out["win_probability"] = chances
+        judged = self.win_probability() if chances else None
+        if judged is not None:
+            out["win_probability"] = judged
         return out
 
     def win_probability(self) -> list[float] | None:

@@ -10,9 +10,10 @@ chosen at.
 Several processes may serve the same games: the store's `seq` check lets only one of them
 commit each event, the bus tells the others (`follow`), which apply it to their copy and tell
 their own clients, and a process that finds itself behind catches up from the store first.
-Watchers (`watch`: the bot driver, the turn clock, a local session) look at a game after each
-change. Games are loaded when first asked for, and closed when nobody plays them any more
-(dicepoker.master.loading).
+A move's path ends at its broadcast: commit, then tell. Everything derived from a game is a
+watcher (`watch`: the bot driver, the turn clock, the live chances, a local session) that looks
+at the game after each change has been told, and works off the move's path. Games are loaded
+when first asked for, and closed when nobody plays them any more (dicepoker.master.loading).
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from dicepoker.engine import (
 )
 from dicepoker.engine import apply as engine_apply
 from dicepoker.fair import FairDice, commitment, new_seed
+from dicepoker.master import events
 from dicepoker.master import seats as seating
 from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
-from dicepoker.master.forecast import Forecast, Timeliness, adopt_chances, foresee, forget, judge
+from dicepoker.master.events import BusMessage
 from dicepoker.master.live import LiveGame, RecordingDice, utcnow
 from dicepoker.master.loading import Readers, Upkeep, close_abandoned, live_from, mark_abandoned
 from dicepoker.master.newgame import rules_with_clock
@@ -60,14 +62,11 @@ class GameMaster:
         *,
         dice: DiceSource | None = None,
         now: Callable[[], datetime] = utcnow,
-        forecast: Forecast | None = None,
         abandon_after: float = 0.0,
     ) -> None:
         self.store = store
         # Seconds without a person's action after which a game is closed (0: never).
         self.abandon_after = abandon_after
-        self.forecast = forecast  # who is winning (master/forecast.py); None: not judged
-        self.timely = Timeliness()  # whether its moves wait for their forecasts
         self.now = now  # the time that withheld seeds are revealed by (injected by tests)
         self.broadcaster = broadcaster or Broadcaster()
         # Games derive their dice from a committed seed; a `dice` source (tests) replaces that,
@@ -78,7 +77,7 @@ class GameMaster:
         self._watchers: list[Watcher] = []
         self._loading = Readers()
         # Bus messages that arrived while their game was being loaded from the store.
-        self._early: dict[str, list[dict[str, Any]]] = {}
+        self._early: dict[str, list[BusMessage]] = {}
         self.upkeep = Upkeep(self)
         self.closing = False
 
@@ -188,7 +187,6 @@ class GameMaster:
         live = live_from(stored, [], self.now)
         self.games[live.id] = live
         self.broadcaster.hold(live.id)
-        await judge(self.forecast, live, self.broadcaster.chances, timely=self.timely)
         self.look(live)
         return live
 
@@ -257,12 +255,14 @@ class GameMaster:
             if game_id not in self.games and not self._loading.busy(game_id):
                 self._early.pop(game_id, None)  # not found, or not read: nothing to apply them to
                 self.broadcaster.forget(game_id)
-        if any(m.get("seq", 0) > live.seq for m in self._early.pop(game_id, [])):
+        if any(_seq_of(m) > live.seq for m in self._early.pop(game_id, [])):
             # An event committed after our read was announced before the game was here.
             async with live.lock:
-                await self._catch_up(live)  # (which judges the position)
-        else:
-            await judge(self.forecast, live, self.broadcaster.chances, timely=self.timely)
+                await self._catch_up(live)  # (after which its watchers look at it)
+        elif not live.game.state.finished:
+            # Its chances; its bots and clock if nobody drives them (a finished game's watchers
+            # looked at it when it ended, wherever that was).
+            self.look(live)
         return live
 
     def release(self, live: LiveGame) -> None:
@@ -272,12 +272,10 @@ class GameMaster:
             self.unload(live.id)
 
     def unload(self, game_id: str) -> None:
-        """Forget a game here (it stays in the store, and is loaded again when asked for): its
-        forecast is not waited for, and the other processes stop telling this one its news
-        once they hear that it dropped it."""
+        """Forget a game here (it stays in the store, and is loaded again when asked for): the
+        other processes stop telling this one its news once they hear that it dropped it."""
         self.games.pop(game_id, None)
         self.broadcaster.forget(game_id)
-        forget(game_id)
 
     def busy(self, live: LiveGame) -> bool:
         """Whether an intent (its lock), its loading or a watcher's work is under way here."""
@@ -402,14 +400,9 @@ class GameMaster:
             raise Refusal(exc.code, exc.reason, **extra) from None
         stored = StoredEvent(live.seq + 1, seat, str(action), dice.thrown or None, auto)
         status = seating.status_of(live.seats, after.finished)
-        foresight = foresee(self.forecast, live, after)  # judged while it is committed
         try:
             await self.store.append(live.id, live.seq, stored, status, person=person)
-        except BaseException as failed:
-            if foresight is not None:
-                foresight.drop()  # not committed: its seq is judged once an event reaches it
-            if not isinstance(failed, ConflictError):
-                raise
+        except ConflictError:
             # Another process committed first: take its events, then refuse this intent. A
             # game deleted meanwhile (`dicepoker admin delete-game`) is over: forgotten here,
             # its bots and clocks stop, and nothing of it is written again.
@@ -421,26 +414,29 @@ class GameMaster:
             raise Refusal(
                 "stale", f"the game has moved on (seq {live.seq}); your intent was not applied"
             ) from None
-        # Committed: now the game moves on, and everyone hears of it.
+        # Committed: now the game moves on, everyone hears of it, and then its watchers look.
         live.note_move(before, action, auto)
         live.game.advance(action, after, auto=auto)
         self._moved(live, stored, status)
-        await judge(self.forecast, live, self.broadcaster.chances, foresight, self.timely)
         await self.broadcaster.committed(live, stored)
+        self.look(live)
         current = self.games.get(live.id)
         if current is not None and current is not live:  # forgotten meanwhile, loaded again:
             async with current.lock:  # that copy reads it (our bus message comes back unread)
                 await self._catch_up(current)
         return stored.seq
 
-    def _moved(self, live: LiveGame, stored: StoredEvent, status: str | None = None) -> None:
-        """The game (already advanced) is at event `stored`; its watchers look at it."""
+    def _moved(
+        self, live: LiveGame, stored: StoredEvent, status: str | None = None, *, here: bool = True
+    ) -> None:
+        """The game (already advanced) is at event `stored`, committed by this process (`here`)
+        or another (whose chances watcher judges its position, and tells it)."""
         live.seq = stored.seq
         live.last = stored
+        live.judged_elsewhere = not here
         live.status = status or seating.status_of(live.seats, live.game.state.finished)
         if live.dice_commitment is not None:
             live.sync_fair_dice()
-        self.look(live)
 
     async def auto(self, live: LiveGame, seat: int, *, person: bool = False) -> None:
         """Play the rest of `seat`'s turn by the variant's auto-play rule (else greedily);
@@ -496,76 +492,70 @@ class GameMaster:
 
     # --- other processes ---------------------------------------------------------------------
 
-    async def follow(self, game_id: str, message: dict[str, Any]) -> None:
-        """Another process committed an event of (or seated someone in, or holds) `game_id`."""
+    async def follow(self, game_id: str, message: BusMessage) -> None:
+        """Another process told news of `game_id` (`dicepoker.master.events`): an event it
+        committed, seats, a hold, chances, a rematch, a reaction, a closed game or a lease."""
         live = self.games.get(game_id)
         answer = self.broadcaster.heard(game_id, message)
         if answer is not None:
             await self.broadcaster.answer(game_id, answer, None if live is None else live.seq)
-        kind = message.get("kind")
-        if kind == "dropped":
+        if isinstance(message, events.Dropped):
             return
         if live is None:
             if self._loading.reading(game_id):
                 self._early.setdefault(game_id, []).append(message)
-            elif kind == "released":  # a game forgotten here goes on here
+            elif isinstance(message, events.Released):  # a game forgotten here goes on here
                 await self.upkeep.take_over(game_id)
             return
-        if kind == "holding":
-            seq = message.get("seq")
-            if not isinstance(seq, int) or seq <= live.seq:
+        match message:
+            case events.Holding(seq=seq) if seq is None or seq <= live.seq:
                 return  # (an announcement, answered above; or a holder no further on)
-        if kind == "abandoned":
-            await close_abandoned(self, game_id, self.now())
-            return
-        if kind == "released":
-            self.look(live)  # its bots' driver stopped: take them over now
-            return
-        if kind == "reaction":
-            told = message.get("told")
-            if isinstance(told, str) and live.subscribers:
-                self.broadcaster.send(live, told)
-            return
-        if kind == "rematch":
-            made = message.get("game")
-            if isinstance(made, str) and made == rematch_id(live.id):
-                self.broadcaster.offer_rematch(live, made)
-            return
-        if kind == "held":
-            self.broadcaster.followed_hold(live, message)
-            return
-        if kind == "chances":
-            self.broadcaster.followed_chances(live, message)
-            return
-        async with live.lock:
-            if message.get("kind") == "event":
-                seq = message.get("seq")
-                if not isinstance(seq, int) or seq <= live.seq:
-                    return  # already here (we caught up from the store first)
-                if seq == live.seq + 1:
-                    stored = StoredEvent(
-                        seq,
-                        int(message["seat"]),
-                        str(message["action"]),
-                        message.get("thrown"),
-                        bool(message.get("auto")),
-                    )
-                    told = message.get("told")
-                    known = adopt_chances(live, seq, message)  # the committer's: not judged again
-                    self._replay(live, stored, told if isinstance(told, str) else None)
-                    if not known:
-                        await judge(self.forecast, live)
-                    return
-            if not await self._catch_up(live):
-                self.unload(live.id)  # deleted (`dicepoker admin delete-game`)
+            case events.Abandoned():
+                await close_abandoned(self, game_id, self.now())
+            case events.Released():
+                self.look(live)  # its bots' driver stopped: take them over now
+            case events.Reaction(told=told):
+                if live.subscribers:
+                    self.broadcaster.send(live, told)
+            case events.Rematch(game=made):
+                if made == rematch_id(live.id):
+                    self.broadcaster.offer_rematch(live, made)
+            case events.Held():
+                self.broadcaster.followed_hold(live, message)
+            case events.Chances():
+                self.broadcaster.followed_chances(live, message)
+            case events.Committed():
+                async with live.lock:
+                    if message.seq <= live.seq:
+                        return  # already here (we caught up from the store first)
+                    if message.seq == live.seq + 1:
+                        stored = StoredEvent(
+                            message.seq, message.seat, message.action, message.thrown, message.auto
+                        )
+                        self._replay(live, stored, message.told, here=False)
+                        self.look(live)
+                        return
+                    await self._follow_store(live)
+            case _:  # seats changed, or a holder further on: the store says what changed
+                async with live.lock:
+                    await self._follow_store(live)
 
-    def _replay(self, live: LiveGame, stored: StoredEvent, told: str | None = None) -> None:
-        """Apply an event another process committed, and tell our subscribers."""
+    async def _follow_store(self, live: LiveGame) -> None:
+        """Catch up from the store (the game's lock held); forget a game deleted there
+        (`dicepoker admin delete-game`)."""
+        if not await self._catch_up(live):
+            self.unload(live.id)
+
+    def _replay(
+        self, live: LiveGame, stored: StoredEvent, told: str | None = None, *, here: bool = True
+    ) -> None:
+        """Apply an event another process committed, and tell our subscribers; `here`: whether
+        this process judges its position (not when its committer, which does, tells us)."""
         action = parse_action(stored.action)
         dice = FixedDice(stored.thrown or ())
         live.note_move(live.game.state, action, stored.auto)
         live.game.play(action, dice, seat=stored.seat, auto=stored.auto)
-        self._moved(live, stored)
+        self._moved(live, stored, here=here)
         self.broadcaster.followed(live, stored, told)
 
     async def _catch_up(self, live: LiveGame) -> bool:
@@ -582,7 +572,6 @@ class GameMaster:
             self.broadcaster.seats_changed(live)
         for stored in await self.store.events(live.id, after=live.seq):
             self._replay(live, stored)
-        await judge(self.forecast, live)
         self.look(live)
         return True
 
@@ -592,3 +581,10 @@ class GameMaster:
         for live in list(self.games.values()) if games is None else games:
             async with live.lock:
                 await self._catch_up(live)
+
+
+def _seq_of(message: BusMessage) -> int:
+    """The seq a message says its sender's game is at (0: it does not say)."""
+    if isinstance(message, events.Committed | events.Holding | events.Held | events.Chances):
+        return message.seq or 0
+    return 0

@@ -70,7 +70,7 @@ def event(
         seat=stored.seat,
         action=stored.action,
         auto=stored.auto,
-        **live.meta(),
+        **live.meta(chances=False),
         **told,
     )
 
