@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-
 from dicepoker.rules import VARIANTS
 
 REPO = Path(__file__).resolve().parents[1]
