@@ -158,7 +158,7 @@ def serve_command(
     import uvicorn
 
     from dicepoker.server.app import SETTINGS_ENV, Settings, create_app, default_database
-    from dicepoker.server.lifeline import PARENT_ENV
+    from dicepoker.server.lifeline import GRACEFUL_STOP_SECONDS, PARENT_ENV
     from dicepoker.server.logs import json_log_config
     from dicepoker.server.store import database_url
     from dicepoker.server.timeouts import header_deadline
@@ -199,6 +199,10 @@ def serve_command(
         # deadline: dicepoker.server.timeouts), and is closed after --keep-alive idle seconds.
         "http": header_deadline(header_timeout),
         "timeout_keep_alive": keep_alive,
+        # A stop (SIGTERM, a deploy, the supervisor's death) waits this long for the requests
+        # running, then cancels them: an analysis may take tens of seconds, and a stop that
+        # waited for every request could wait for ever (dicepoker.server.lifeline).
+        "timeout_graceful_shutdown": GRACEFUL_STOP_SECONDS,
         # Given explicitly: uvicorn would otherwise trust 127.0.0.1 (or $FORWARDED_ALLOW_IPS
         # as uvicorn reads it), letting any local process name the client address.
         "proxy_headers": bool(proxies),

@@ -15,6 +15,13 @@ server process, the listening socket. So each child binds itself to its parent a
 A parent that died before the child could bind itself is noticed too: the child's parent is then
 no longer the process that started it. multiprocessing's resource tracker needs neither: it ends
 when the last process holding its pipe is gone, that is when its parent and the workers are.
+
+A server process is sent SIGTERM, so that it stops as on a normal stop (sockets closed, bots and
+clocks handed back). But a signal is only handled when the process's event loop runs it, and a
+loop that is stuck (a bug) would never stop, holding the port for ever with nobody left to kill
+it. So a server process is also killed outright (SIGKILL) `KILL_AFTER_SECONDS` after its parent
+died, by a thread of its own that needs nothing of the loop; a healthy one has ended by then
+(its graceful stop waits at most `GRACEFUL_STOP_SECONDS` for the requests running).
 """
 
 from __future__ import annotations
@@ -34,27 +41,54 @@ if TYPE_CHECKING:
 PARENT_ENV = "DICEPOKER_PARENT_PID"
 #: How often the portable watch looks at the parent's pid, in seconds.
 WATCH_SECONDS = 0.5
+#: How long a server's graceful stop waits for the requests running (uvicorn's
+#: `timeout_graceful_shutdown`; unbounded, a stop waited for the longest analysis, tens of seconds
+#: for a School game, and for a request that never ended, for ever). A request cut here is a
+#: read (an analysis, a hint) that its client asks again of the next server; the moves are
+#: WebSocket messages, which a stop closes at once anyway.
+GRACEFUL_STOP_SECONDS = 5.0
+#: How long after its parent's death a server process is killed if it has not stopped by then:
+#: its graceful stop, the app's own (the database and Redis closed, bots handed back), and room
+#: for a loaded machine.
+KILL_AFTER_SECONDS = GRACEFUL_STOP_SECONDS + 10.0
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
-def die_with_parent(parent: int, signum: int = signal.SIGKILL) -> None:
+def die_with_parent(
+    parent: int, signum: int = signal.SIGKILL, *, kill_after: float | None = None
+) -> None:
     """Bind this process to `parent`, the pid of the process that started it: when that process
-    dies, `signum` is sent to this one."""
-    if not _parent_death_signal(signum):
+    dies, `signum` is sent to this one. `kill_after`: for a `signum` the process handles itself
+    (SIGTERM), the seconds after the parent's death at which SIGKILL follows, should the process
+    not have ended by then."""
+    bound = _parent_death_signal(signum)
+    if not bound or kill_after is not None:
         watch = threading.Thread(
-            target=watch_parent, args=(parent, signum), name="lifeline", daemon=True
+            target=watch_parent,
+            args=(parent, 0 if bound else signum),  # (0: the kernel sends it)
+            kwargs={"kill_after": kill_after},
+            name="lifeline",
+            daemon=True,
         )
         watch.start()
     if os.getppid() != parent:  # the parent died before the binding: no signal will come
         os.kill(os.getpid(), signum)
 
 
-def watch_parent(parent: int, signum: int, interval: float = WATCH_SECONDS) -> None:
+def watch_parent(
+    parent: int, signum: int, interval: float = WATCH_SECONDS, *, kill_after: float | None = None
+) -> None:
     """Send `signum` to this process once its parent is no longer `parent` (the portable way,
-    where the kernel has no parent-death signal; it runs in a thread of its own)."""
+    where the kernel has no parent-death signal; 0: none), then SIGKILL `kill_after` seconds
+    later if it is given and the process still runs. It runs in a thread of its own, which a
+    stuck event loop does not stop."""
     while os.getppid() == parent:
         time.sleep(interval)
-    os.kill(os.getpid(), signum)
+    if signum:
+        os.kill(os.getpid(), signum)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _parent_death_signal(signum: int) -> bool:
@@ -71,9 +105,9 @@ def _parent_death_signal(signum: int) -> bool:
 def worker_app() -> FastAPI:
     """uvicorn's app factory in each server process of `dicepoker serve --workers N`: the
     process binds itself to the supervisor (whose death stops it with SIGTERM, as a normal stop
-    does: sockets closed, bots and clocks handed back), then builds its app from the settings in
-    the environment."""
+    does: sockets closed, bots and clocks handed back; and kills it KILL_AFTER_SECONDS later if
+    that stop hangs), then builds its app from the settings in the environment."""
     from dicepoker.server.app import app_from_environment
 
-    die_with_parent(int(os.environ[PARENT_ENV]), signal.SIGTERM)
+    die_with_parent(int(os.environ[PARENT_ENV]), signal.SIGTERM, kill_after=KILL_AFTER_SECONDS)
     return app_from_environment()
