@@ -107,8 +107,8 @@ def puzzle_server(path: str, seeds: Sequence[int] = (7,)) -> LiveServer:
     harvests them, one at a time, and the server is returned once each is a puzzle.
 
     A server of its own: on a server where other tests finish games, a puzzle waits behind
-    their harvests, and each harvest rests while the machine is busy
-    (`BotPool.analysis_rest`), longer than a test should wait on a loaded machine."""
+    their harvests, one at a time behind everything more urgent, longer than a test should
+    wait on a loaded machine."""
 
     async def prepare() -> None:
         store = Store(path)

@@ -143,17 +143,17 @@ import asyncio, json, os, sys
 
 from dicepoker.master import Refusal
 from dicepoker.server.analysis import AnalysisCache
-from dicepoker.server.botpool import BotPool
+from dicepoker.server.work import WorkQueue
 
 
 async def main(record):
-    pool = BotPool(1)
+    pool = WorkQueue(1)
     try:
         cache = AnalysisCache(runner=pool.analyse)
         found = await cache.analysis("game:x", record)
         assert "numba" not in sys.modules, "numba was loaded in the server's process"
-        workers = pool._analysing.pids
-        assert len(workers) == 1 and workers[0] != os.getpid()
+        workers = pool.pool.pids
+        assert workers and os.getpid() not in workers
         try:
             await cache.analysis(None, {"variant": "nope", "players": ["a"], "turns": []})
         except Refusal as refusal:
@@ -176,7 +176,7 @@ if __name__ == "__main__":
 
 
 def run_server_script(tmp_path: Path, script: str, record: dict[str, Any]) -> Any:
-    """What a server-like script (its own process, with a real `BotPool`) printed as JSON for
+    """What a server-like script (its own process, with a real `WorkQueue`) printed as JSON for
     `record`; it must succeed."""
     path = tmp_path / "server.py"
     path.write_text(script + SCRIPT_MAIN)
@@ -189,8 +189,8 @@ def run_server_script(tmp_path: Path, script: str, record: dict[str, Any]) -> An
     return json.loads(result.stdout)
 
 
-def test_a_server_with_workers_analyses_in_its_analysis_worker(tmp_path: Path) -> None:
-    """With worker processes (a real server's), an analysis runs in the analysis worker: the
+def test_a_server_with_workers_analyses_in_a_worker(tmp_path: Path) -> None:
+    """With worker processes (a real server's), an analysis runs in a worker process: the
     server's process never loads numba (the win probability's kernels, about 115 MiB) nor lends
     the analysis its interpreter lock. The answer is the one a thread gives, and a refusal comes
     back as itself."""
@@ -203,29 +203,29 @@ ADVICE_SCRIPT = """
 import asyncio, json, os, sys
 
 from dicepoker.record import replay
-from dicepoker.server.botpool import BotPool
+from dicepoker.server.work import WorkQueue
 
 
 async def main(record):
     seen = []
     replay(record, lambda state, action: seen.append(state))
-    pool = BotPool(1)
+    pool = WorkQueue(1)
     try:
         answers = [await pool.advise(state) for state in (seen[-1], seen[-2])]
         assert "numba" not in sys.modules, "numba was loaded in the server's process"
-        workers = pool._judging.pids
-        assert len(workers) == 1 and workers[0] != os.getpid()
+        workers = pool.pool.pids
+        assert workers and os.getpid() not in workers
         print(json.dumps(answers))
     finally:
         pool.close()
 """
 
 
-def test_a_server_with_workers_advises_in_its_forecast_worker(tmp_path: Path) -> None:
-    """With worker processes, a hint (`GET /api/games/{id}/advice`) is computed in the forecast
-    worker, which holds the solver's tables already: the server's process never loads numba for
-    a yahtzee hint. The answers are the ones a thread gives, in the two last positions of a
-    record (a re-roll to choose, then a cell to score)."""
+def test_a_server_with_workers_advises_in_a_worker(tmp_path: Path) -> None:
+    """With worker processes, a hint (`GET /api/games/{id}/advice`) is computed in a worker
+    process: the server's process never loads numba for a yahtzee hint. The answers are the
+    ones a thread gives, in the two last positions of a record (a re-roll to choose, then a
+    cell to score)."""
     record = json_record()
     states: list[Any] = []
     replay(record, lambda state, action: states.append(state))

@@ -1,12 +1,11 @@
-"""Background analyses (a puzzles' harvest, an account game's accuracy) wait while the machine is
-full (issue 17): `BotPool.analysis_rest` says how long, from the forecasts' worker's pace and from
-the last analysis's own share of a CPU, and the harvest and the accuracy wait it out before their
-analysis starts, asking again until it says none. The accuracies waiting hold their game's id
-only, in a bounded queue; what is left undone (a full queue, a stopped process) the next
-start-up's sweep computes."""
+"""Background analyses (a puzzles' harvest, an account game's accuracy) run at the work
+queue's lowest priority (dicepoker.server.work), one at a time per process. The accuracies waiting
+hold their game's id only, in a bounded queue; what is left undone (a full queue, a stopped
+process) the next start-up's sweep computes."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,15 +17,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from daily_support import call, services_of
-from dicepoker.master.forecast import PACE_REST, PACE_WINDOW, STARVED_BELOW
 from dicepoker.server import analysis as analysis_module
 from dicepoker.server.app import create_app
-from dicepoker.server.botpool import BUSY_RECHECK, BotPool, rest_for
 from dicepoker.server.models import GameResultRow
 from dicepoker.server.settings import Settings
 from puzzle_support import PEOPLE, blunder_game, store_game
 
-REST = 0.3  # seconds the tests' machine is said to be full
 PASSWORD = "correct horse"
 
 
@@ -49,30 +45,30 @@ def started(monkeypatch: pytest.MonkeyPatch) -> Started:
     return found
 
 
-class FullFor:
-    """A `resting` that says the machine is full for `seconds` from its making, as
-    `BotPool.analysis_rest` would: the time left, asked again until none is."""
+class Held(Started):
+    """The real analysis, held back until the test lets it go (`release`): a process whose one
+    background analysis is under way."""
 
-    def __init__(self, seconds: float) -> None:
-        self.until = time.perf_counter() + seconds
-        self.asked: list[float] = []
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
 
-    def __call__(self) -> float:
-        left = max(0.0, self.until - time.perf_counter())
-        self.asked.append(left)
-        return left
+    def __call__(self, record: dict[str, Any], levels: Any = None) -> dict[str, Any]:
+        self.gate.wait(60)
+        return super().__call__(record, levels)
 
-
-def waited_out(started: Started, resting: FullFor) -> None:
-    """The one analysis started once the machine had room, and `resting` was asked again until
-    it said so."""
-    assert len(started.times) == 1 and started.times[0] >= resting.until
-    assert resting.asked[-1] == 0.0 and len(resting.asked) >= 2
+    def release(self) -> None:
+        self.gate.set()
 
 
-def full_for_long() -> float:
-    """A machine that stays full for as long as a test looks."""
-    return 60.0
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[Held]:
+    found = Held()
+    monkeypatch.setattr(analysis_module, "analyse", found)
+    try:
+        yield found
+    finally:
+        found.release()  # (its thread ends with the test)
 
 
 def settings_in(tmp_path: Path) -> Settings:
@@ -120,67 +116,36 @@ def analysed(client: TestClient, game_id: str) -> list[tuple[Any, Any]]:
     return [(pytest.approx(ana["expected_loss"]), ana["decisions"])]
 
 
-def test_a_harvest_waits_while_the_machine_is_full(tmp_path: Path, started: Started) -> None:
-    with finished_game(tmp_path, "rested") as client:
+def test_a_waiting_accuracy_holds_its_game_id_only(tmp_path: Path, held: Held) -> None:
+    """While another game's accuracy is computed the next one waits, with its results written,
+    and the master may forget its game: nothing of it is held but its id."""
+    with finished_game(tmp_path, "first", account="Ana") as client:
         services = services_of(client)
-        resting = services.puzzles.resting = FullFor(REST)
+        seats = [dict(seat) for seat in PEOPLE]
+        seats[0]["account"] = call(client, services.accounts.create, "Bea", PASSWORD).id
+        record: dict[str, Any] = blunder_game().to_record()
+        call(client, lambda: store_game(services.store, "held", record, seats))
 
-        async def end() -> None:
-            live = await services.master.load("rested")
-            assert live is not None and live.game.state.finished
-            services.puzzles.look(live)
-            await services.puzzles.wait("rested")
-
-        call(client, end)
-        waited_out(started, resting)
-        assert call(client, services.puzzles.book.harvested, "rested")  # once it had room
-
-
-def test_an_accuracy_waits_while_the_machine_is_full(tmp_path: Path, started: Started) -> None:
-    with finished_game(tmp_path, "counted", account="Ana") as client:
-        services = services_of(client)
-        resting = services.results.resting = FullFor(REST)
-
-        async def end() -> None:
-            live = await services.master.load("counted")
-            assert live is not None and live.game.state.finished
-            services.results.look(live)
-            await services.results.settled("counted")
-
-        call(client, end)
-        waited_out(started, resting)
-        assert accuracies(client, "counted") == analysed(client, "counted")
-        assert len(started.times) == 1
-
-
-def test_a_waiting_accuracy_holds_its_game_id_only(tmp_path: Path, started: Started) -> None:
-    """While the machine stays full the accuracy waits, with its results written, and the
-    master may forget the game: nothing of it is held but its id."""
-    with finished_game(tmp_path, "held", account="Ana") as client:
-        services = services_of(client)
-        services.results.resting = full_for_long
-
-        async def end() -> bool:
-            live = await services.master.load("held")
+        async def end(game_id: str) -> bool:
+            live = await services.master.load(game_id)
             assert live is not None
             services.results.look(live)
-            await services.results.written("held")
+            await services.results.written(game_id)
             return services.master.busy(live)
 
-        assert call(client, end) is False
-        assert services.results.waiting == 1 and not services.results.holds("held")
+        call(client, end, "first")  # its accuracy's analysis starts, and is held
+        assert call(client, end, "held") is False
+        assert services.results.waiting == 2 and not services.results.holds("held")
         assert accuracies(client, "held") == [(None, None)]
-        assert started.times == []
+        assert held.times == []
         exposition = services_of(client).metrics.exposition().decode()
-        assert "dicepoker_accuracies_waiting 1.0" in exposition
+        assert "dicepoker_accuracies_waiting 2.0" in exposition
+        held.release()
 
 
-def test_accuracies_past_the_bound_are_left_to_the_database(
-    tmp_path: Path, started: Started
-) -> None:
+def test_accuracies_past_the_bound_are_left_to_the_database(tmp_path: Path, held: Held) -> None:
     with finished_game(tmp_path, "first", account="Ana") as client:
         results = services_of(client).results
-        results.resting = full_for_long
         results.most_waiting = 2
 
         async def queue() -> None:
@@ -191,7 +156,7 @@ def test_accuracies_past_the_bound_are_left_to_the_database(
         exposition = services_of(client).metrics.exposition().decode()
         assert "dicepoker_accuracies_waiting 2.0" in exposition
         assert "dicepoker_accuracies_left_total 1.0" in exposition
-        assert started.times == []
+        assert held.times == []
 
 
 def test_the_start_up_sweep_computes_the_accuracies_left_undone(
@@ -216,30 +181,3 @@ def test_the_start_up_sweep_computes_the_accuracies_left_undone(
         assert len(started.times) == 1
         call(client, results.accuracy, "undone")  # known: nothing to compute
         assert len(started.times) == 1
-
-
-def test_no_background_analysis_starts_while_the_forecasts_worker_is_starved() -> None:
-    """`BotPool.analysis_rest`: BUSY_RECHECK while the forecasts' pace is starved (the median
-    of its last forecasts had a CPU for under STARVED_BELOW of their time), none once it is
-    not; no worker process is started to say so."""
-    pool = BotPool(1)
-    try:
-        assert pool.analysis_rest() == 0.0
-        for _ in range(PACE_WINDOW):
-            pool.pace.note(0.1, 1.0)  # a tenth of each forecast's time on a CPU
-        assert pool.analysis_rest() == BUSY_RECHECK
-        for _ in range(PACE_WINDOW):
-            pool.pace.note(0.9, 1.0)
-        assert pool.analysis_rest() == 0.0
-        assert pool._analysing.pids == [] and pool._judging.pids == []
-    finally:
-        pool.close()
-
-
-def test_after_a_starved_analysis_the_next_rests_pace_rest_times_its_time() -> None:
-    """`rest_for`: PACE_REST times an analysis's time when it had a CPU for less than
-    STARVED_BELOW of it (a full machine, and no forecasts to say so), else no rest."""
-    assert rest_for(4.0, 4.2) == 0.0  # it had the CPU it asked for
-    assert rest_for(STARVED_BELOW * 10.0, 10.0) == 0.0
-    assert rest_for(1.0, 10.0) == PACE_REST * 10.0  # a tenth of its time: rest
-    assert rest_for(0.0, 0.0) == 0.0

@@ -147,7 +147,7 @@ def test_phone_table_keeps_the_dice_and_eight_rows_on_screen(
 
 def scrolled_to(cell: Locator) -> None:
     """Scroll `cell` into view. The table is drawn again when news comes after the event (the
-    chances of a busy server's late forecast), which replaces the element being scrolled to:
+    chances, which follow each event), which replaces the element being scrolled to:
     then the new one."""
     for _ in range(5):
         try:

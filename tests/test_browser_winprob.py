@@ -114,9 +114,8 @@ def judged_turn(ana: Player, api: Api, game_id: str, message: dict[str, Any]) ->
     """From `message` (the event that brought a position where Ana is to move), play on until a
     position at her turn that the server judged; returns the server's game there.
 
-    The server tells a position's chances with its event, or in a `chances` message just after
-    it when its forecast came later (a busy worker, a loaded machine: the server then stops
-    waiting for them, master/forecast.py `Timeliness`), or not at all (left out)."""
+    The server tells a position's chances in a `chances` message after its event (never with
+    it: master/chances.py); a position the game rests at, as here, always gets them."""
     while True:
         assert message["type"] == "event", message
         assert ana.my_turn(), ana.state.get("turn")
@@ -137,16 +136,14 @@ def judged_turn(ana: Player, api: Api, game_id: str, message: dict[str, Any]) ->
 
 
 def told_chances(ana: Player, event: dict[str, Any]) -> list[float] | None:
-    """The chances of the position `event` (at Ana's turn: the game rests there) brought: told
-    with it, or in a `chances` message after it; None when none came within the forecasts'
-    longest time and then some (master/forecast.py FORECAST_SECONDS)."""
-    if isinstance(event.get("win_probability"), list):
-        return list(event["win_probability"])
+    """The chances of the position `event` (at Ana's turn: the game rests there) brought, told
+    in a `chances` message after it; None when the game moved on first."""
+    assert "win_probability" not in event
     seq = event["seq"]
     try:
         told = ana.until(
             lambda m: (m["type"] == "chances" and m["seq"] == seq) or m.get("seq", 0) > seq,
-            timeout=10.0,
+            timeout=60.0,
         )
     except TimeoutError:
         return None

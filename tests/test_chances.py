@@ -65,7 +65,7 @@ def first_move(state: GameState) -> str:
 
 async def next_message(queue: asyncio.Queue[str], kind: str) -> dict[str, Any]:
     while True:
-        message = json.loads(await asyncio.wait_for(queue.get(), 30))
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(queue.get(), 30))
         if message["type"] == kind:
             return message
 

@@ -7,7 +7,6 @@ one intent in flight while another is chosen.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -448,9 +447,9 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
     async def scenario() -> None:
         from dicepoker.engine import apply, legal_actions, new_game
         from dicepoker.rules import get_rules
-        from dicepoker.server.botpool import BotPool
+        from dicepoker.server.work import WorkQueue
 
-        pool = BotPool(1)
+        pool = WorkQueue(1)
         try:
             state = new_game(get_rules("school", {"columns": 2}), ["a", "b"])
             dice = SeededDice(7)
@@ -461,42 +460,38 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
             assert await pool.run(_compiled_features)
             assert not _compiled_features()
             # A worker that dies between decisions is replaced at the next one.
-            (first,) = pool._pool().pids
-            killed(pool._pool(), first)
+            first = pool.pool.pids
+            for pid in first:
+                killed(pool.pool, pid)
             action = await pool.choose("g", state.seat, "greedy", state)
             assert action in legal_actions(state)
-            assert pool._pool().pids != [first]
+            assert not set(pool.pool.pids) & set(first)
         finally:
             pool.close()
 
     run(scenario)
 
 
-def test_the_bot_and_forecast_workers_yield_the_machine_to_the_server() -> None:
-    """On a busy machine the people's moves come first: the bot workers run nicer than the
-    server (a bot thinks while its delay runs), and the forecasts' worker nicer still (it gives
-    way to the bots too); both answer."""
+def test_the_work_queue_answers_chances_and_hints_from_its_first_call() -> None:
+    """The chances and the advice are judged in the work queue's workers; a worker loads a
+    variant's tables at its first call rather than answering nothing (nobody waits on the event
+    loop for it)."""
 
     async def scenario() -> None:
         from dicepoker.engine import new_game
         from dicepoker.rules import get_rules
-        from dicepoker.server.botpool import BOT_NICE, FORECAST_NICE, BotPool
+        from dicepoker.server.work import WorkQueue
+        from dicepoker.winprob import win_probability
 
-        pool = BotPool(1)
+        pool = WorkQueue(1)
         try:
             state = new_game(get_rules("poker-dice"), ["a", "b"])
-            await pool.choose("g", 0, "greedy", state)
-            chances = await pool.forecast(state, (None, None))
-            assert chances is None or abs(sum(chances) - 1) < 1e-9  # None: tables loading
-            mine = os.getpriority(os.PRIO_PROCESS, 0)
-            (bots,) = pool._pool().pids
-            (judge,) = pool._judge().pids
-            assert os.getpriority(os.PRIO_PROCESS, bots) == min(mine + BOT_NICE, 19)
-            assert os.getpriority(os.PRIO_PROCESS, judge) == min(mine + FORECAST_NICE, 19)
-            if mine + BOT_NICE < 19:  # room to be nicer still: the forecasts give way to the bots
-                assert os.getpriority(os.PRIO_PROCESS, judge) > os.getpriority(
-                    os.PRIO_PROCESS, bots
-                )
+            chances = await pool.chances(state, (None, "greedy"))
+            assert chances == win_probability(state, (None, "greedy"))
+            advice = await pool.advise(state)
+            assert advice
+            await pool.drained()
+            assert pool.pool.waiting() == 0
         finally:
             pool.close()
 

@@ -97,8 +97,7 @@ def test_a_game_played_under_an_account_is_on_its_page(live: LiveServer) -> None
     state = _play_to_the_end(live, game_id, [game["seats"][0]["token"]])
     assert state.finished
     # Once the results and the analysis are written: her game and her stats. The analysis is
-    # a background one: while the game's forecasts came starved (a loaded machine), it waits
-    # until that verdict lapses, 30 s after the last forecast (`Pace.starved`), then runs.
+    # a background one (the work queue's lowest priority): on a loaded machine it comes last.
     page = live.wait_for(
         "/api/players/LIDIA",
         lambda p: p["stats"] and p["stats"][0]["analysed"] == 1,

@@ -139,7 +139,7 @@ def test_tokens_never_reach_other_players_spectators_or_the_api(server: LiveServ
 
 def _game_now(server: LiveServer, game_id: str) -> dict[str, Any]:
     """The game as the API shows it, but for the position's chances, which come whenever the
-    forecast worker has judged the position, whatever anyone does (they were once judged
+    work queue has judged the position, whatever anyone does (they were once judged
     between the two reads of a test on a busy machine)."""
     game: dict[str, Any] = server.get(f"/api/games/{game_id}")
     game.pop("win_probability", None)

@@ -1,5 +1,5 @@
 """`dicepoker serve --no-win-probability`: a server that judges no chances (a small machine's
-CPU, docs/deploy.md "Capacity"); the default server judges them."""
+CPU, docs/capacity.md); the default server judges them."""
 
 from __future__ import annotations
 
@@ -30,8 +30,10 @@ def _play(server: LiveServer, turns: int) -> Player:
 
 
 def _judged(seen: list[dict[str, object]]) -> set[object]:
-    """The seqs whose chances were told: with their event, or in a `chances` message after it."""
-    return {m["seq"] for m in seen if m["type"] in ("event", "chances") and "win_probability" in m}
+    """The seqs whose chances were told (in a `chances` message after the event; an event never
+    carries them)."""
+    assert not any("win_probability" in m for m in seen if m["type"] == "event")
+    return {m["seq"] for m in seen if m["type"] == "chances"}
 
 
 @pytest.mark.parametrize("judged", [True, False])
@@ -44,9 +46,8 @@ def test_win_probability_can_be_switched_off(tmp_path: Path, judged: bool) -> No
         events = {m["seq"] for m in ana.seen if m["type"] == "event"}
         assert len(events) >= 8
         if judged:
-            # School's backend is ready at once (no table to build): the position the game
-            # rests at is judged, its chances told with its event or, on a busy machine, just
-            # after it (a position the game left before its forecast came is not news).
+            # The position the game rests at is judged, its chances told after its event (a
+            # position the game left before its chances came is not news).
             while max(events) not in _judged(ana.seen):
                 ana.recv(timeout=15)
         ana.close()

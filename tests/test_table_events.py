@@ -13,7 +13,7 @@ import pytest
 from dicepoker.dice import FixedDice
 from dicepoker.engine import FORFEIT, new_game, parse_action
 from dicepoker.engine import apply as engine_apply
-from dicepoker.master import GameMaster, LiveGame, MemoryStore, Refusal
+from dicepoker.master import GameMaster, LiveGame, MemoryStore, Refusal, events
 from dicepoker.protocol import GameView, LastMoveView, server_message
 from dicepoker.rules import get_rules
 from dicepoker.view import last_move_view
@@ -126,9 +126,12 @@ def test_a_selection_made_in_another_process_is_told_here_at_the_same_seq_only()
         await master.act(live, 0, "roll", 0)
         _told(queue)
         told = '{"type":"held","seq":1,"seat":0,"held":[2]}'
-        await master.follow(live.id, {"kind": "held", "seq": 0, "held": [1], "told": "old"})
+        old = events.Held(origin="there", seq=0, seat=0, held=(1,), told="old")
+        await master.follow(live.id, old)
         assert _told(queue) == [] and live.held is None
-        await master.follow(live.id, {"kind": "held", "seq": 1, "held": [2], "told": told})
+        await master.follow(
+            live.id, events.Held(origin="there", seq=1, seat=0, held=(2,), told=told)
+        )
         assert _told(queue) == [json.loads(told)] and _view(live)["turn"]["held"] == [2]
         await master.close()
 

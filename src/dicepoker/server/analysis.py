@@ -1,13 +1,13 @@
 """The CPU-heavy answers of the API: the advisor, game analyses, and positions of a record.
 
-The advisor runs where the services' `advising` puts it: a server's forecast worker process
-(`BotPool.advise`: its answers take milliseconds, but the exact solver's tables load numba and
-LLVM, about 115 MiB, that the server's process should not hold for a hint), ahead of the
-forecasts waiting there; a thread where there is no pool. An analysis (seconds of CPU for a
-School game, and the win probability's compiled kernels, the same 115 MiB) runs where the
-cache's `runner` puts it: a server's analysis worker process (`BotPool.analyse`), so that
-neither the memory nor the interpreter lock is taken from the event loop; a thread where there
-is no pool.
+The advisor runs where the services' `advising` puts it: a server's worker process at a
+person's priority (`WorkQueue.advise`: its answers take milliseconds, but the exact solver's
+tables load numba and LLVM, about 115 MiB, that the server's process should not hold for a
+hint); a thread where there is no work queue. An analysis (seconds of CPU for a School game, and
+the win probability's compiled kernels, the same memory) runs where the cache's `runner` puts
+it: a server's worker process at the background priority (`WorkQueue.analyse`), so that neither
+the memory nor the interpreter lock is taken from the event loop; a thread where there is no
+work queue.
 
 A finished game's or a stored record's analysis never changes: it is computed once and kept a
 while (`AnalysisCache`). A game still being played is analysed once per position: its analysis
@@ -37,19 +37,6 @@ Analysed = dict[str, Any]
 Runner = Callable[..., Awaitable[Any]]
 #: The advisor's answer for a state, computed away from the event loop (`advise`).
 Advising = Callable[[GameState], Awaitable[dict[str, Any]]]
-#: Seconds a background analysis should wait before it starts, asked again until it says none
-#: (`BotPool.analysis_rest`; a server without worker processes never waits).
-Resting = Callable[[], float]
-
-
-def never_resting() -> float:
-    return 0.0
-
-
-async def rest_while(resting: Resting) -> None:
-    """Wait until `resting` says a background analysis may start."""
-    while (rest := resting()) > 0:
-        await asyncio.sleep(rest)
 
 
 async def in_thread(function: Callable[..., Any], *args: Any) -> Any:

@@ -55,14 +55,7 @@ from dicepoker.protocol.puzzles import Puzzle, PuzzleAnswer, PuzzleOption, Verdi
 from dicepoker.ratings import pool_of
 from dicepoker.record import RecordError, replay, rules_of
 from dicepoker.rules import Rules
-from dicepoker.server.analysis import (
-    AnalysisCache,
-    Resting,
-    Runner,
-    in_thread,
-    never_resting,
-    rest_while,
-)
+from dicepoker.server.analysis import AnalysisCache, Runner, in_thread
 from dicepoker.server.models import GameRow, PuzzleHarvestRow, PuzzleRow, utcnow
 from dicepoker.server.store import Store
 from dicepoker.view import game_view, last_move_view
@@ -291,18 +284,13 @@ class Puzzles:
         master: GameMaster,
         analyses: AnalysisCache,
         answering: Runner = in_thread,
-        resting: Resting = never_resting,
     ) -> None:
         self.book = PuzzleStore(store)
         self.master = master
         self.analyses = analyses
-        # Where a guess is judged: the chances of winning load numba, so a server's analysis
-        # worker, ahead of the analyses waiting there (`BotPool.answer`).
+        # Where a guess is judged: the chances of winning load numba, so a server's worker, at
+        # a person's priority (`WorkQueue.answer`).
         self.answering = answering
-        # How long a harvest waits before its analysis while the machine is full, asked again
-        # until it says none (`BotPool.analysis_rest`): the harvests are a sample, the moves
-        # come first.
-        self.resting = resting
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._done = Recent()
         self.skipped = 0  # games that ended while HARVESTS_WAITING harvests waited
@@ -362,7 +350,6 @@ class Puzzles:
         found: list[Found] = []
         if people:
             async with self._one:
-                await rest_while(self.resting)
                 record = live.record()
                 analysis = await self.analyses.analysis(f"game:{live.id}", record, live.levels())
                 found = await asyncio.to_thread(find_puzzles, record, people, analysis)

@@ -7,9 +7,9 @@ seats is over, writes its results. Several processes may see the same game end: 
 primary key and the rating changes' unique (game, account) pair make the first writer the only
 one, and a sweep at start-up writes what a process that died before writing left undone.
 
-An accuracy is background work (seconds of an analysis worker's CPU): the games whose accuracy
-is to be computed wait in a queue of game ids, one at a time per process, each while the
-machine is full (`BotPool.analysis_rest`). What is to be done is in the database (results whose
+An accuracy is background work (seconds of a worker's CPU, at the work queue's lowest priority):
+the games whose accuracy is to be computed wait in a queue of game ids, one at a time per
+process. What is to be done is in the database (results whose
 `decisions` are null), so a waiting game holds no memory but its id, a queue that is full leaves
 the games past its bound to the database, and the start-up sweep queues every accuracy a process
 left undone (it stopped, or it failed), in a random order so that processes starting together
@@ -31,7 +31,7 @@ from dicepoker.master import GameMaster, LiveGame
 from dicepoker.master.seats import accounts_of
 from dicepoker.master.tasks import GameTasks, Recent
 from dicepoker.ratings import pool_of
-from dicepoker.server.analysis import AnalysisCache, Resting, never_resting, rest_while
+from dicepoker.server.analysis import AnalysisCache
 from dicepoker.server.models import GamePlayerRow, GameResultRow, GameRow
 from dicepoker.server.ratings import RatingBook
 from dicepoker.server.store import Store
@@ -88,15 +88,11 @@ class Results:
         master: GameMaster,
         ratings: RatingBook,
         analyses: AnalysisCache,
-        resting: Resting = never_resting,
     ) -> None:
         self.store = store
         self.master = master
         self.ratings = ratings
         self.analyses = analyses
-        # Accuracy is background work too: it waits while the machine is full
-        # (`BotPool.analysis_rest`).
-        self.resting = resting
         self.most_waiting = ACCURACIES_WAITING
         self.left = 0  # accuracies left to the database because the queue was full
         self._tasks = GameTasks()
@@ -191,7 +187,6 @@ class Results:
         while self._accuracies:
             game_id = next(iter(self._accuracies))
             try:
-                await rest_while(self.resting)
                 await self.accuracy(game_id)
             except asyncio.CancelledError:
                 raise

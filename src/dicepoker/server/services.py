@@ -2,8 +2,9 @@
 (bot driver, turn clock), its rate limiters (shared through Redis when there is one:
 server/limits.py) and its analysis cache.
 
-`Services.build` wires the master to the SQL store, the Redis bus (or the local one) and the bot
-worker pool; the routes reach them through the dependencies below.
+`Services.build` wires the master to the SQL store, the Redis bus (or the local one), its
+watchers (bots, clock, chances, results, puzzles) and the work queue over the worker processes;
+the routes reach them through the dependencies below.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dicepoker.master import (
     Thinker,
     TurnClock,
 )
-from dicepoker.master.forecast import Forecast, shedding
+from dicepoker.master.chances import ChancesWatcher, Forecast
 from dicepoker.master.live import utcnow
 from dicepoker.server.accounts import Accounts
 from dicepoker.server.analysis import (
@@ -36,9 +37,7 @@ from dicepoker.server.analysis import (
     Runner,
     advise_in_thread,
     in_thread,
-    never_resting,
 )
-from dicepoker.server.botpool import BotPool
 from dicepoker.server.bus import make_bus
 from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
 from dicepoker.server.limits import RateLimiter, SharedRedis, SocketCap
@@ -49,13 +48,14 @@ from dicepoker.server.results import Results
 from dicepoker.server.security import RateLimited
 from dicepoker.server.settings import Settings
 from dicepoker.server.store import Store
+from dicepoker.server.work import WorkQueue
 
 
 class PoolThinker:
-    """Bots think in the worker processes of a `BotPool`, by level (the pool keeps one bot per
-    game seat, so a bot's plan for its turn survives between decisions)."""
+    """Bots think in the worker processes of the `WorkQueue`, by level (a worker keeps one bot
+    per game seat, so a bot's plan for its turn survives between decisions)."""
 
-    def __init__(self, pool: BotPool) -> None:
+    def __init__(self, pool: WorkQueue) -> None:
         self.pool = pool
 
     async def choose(self, live: LiveGame, seat: int, state: GameState) -> Action:
@@ -66,17 +66,16 @@ class PoolThinker:
         self.pool.close()
 
 
-async def forecast_in_thread(
+async def chances_in_thread(
     state: GameState, levels: tuple[str | None, ...]
 ) -> tuple[float, ...] | None:
-    """Each seat's chance of winning, judged in a thread of the server's process (no workers);
-    None while the variant's tables are being made ready (`dicepoker.winprob.forecast`)."""
-    from dicepoker.winprob import forecast
+    """Each seat's chance of winning, judged in a thread of the server's process (no workers)."""
+    from dicepoker.winprob import win_probability
 
-    return await asyncio.to_thread(forecast, state, levels)
+    return await asyncio.to_thread(win_probability, state, levels)
 
 
-def pool_par(pool: BotPool) -> ParRunner:
+def pool_par(pool: WorkQueue) -> ParRunner:
     """The daily par computed in a bot worker process (a second or two, once a day per preset:
     the worker has the expert's tables already, and the server's interpreter stays free)."""
 
@@ -115,8 +114,10 @@ class Services:
     sockets: SocketCap = field(default_factory=lambda: SocketCap(0, None))
     shared: SharedRedis | None = None
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
-    # Where a hint is computed (`BotPool.advise` with worker processes).
+    # Where a hint is computed (`WorkQueue.advise` with worker processes).
     advising: Advising = advise_in_thread
+    # The work queue over the worker processes (None: threads of this process).
+    work: WorkQueue | None = None
 
     @classmethod
     def build(cls, settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
@@ -124,27 +125,20 @@ class Services:
         withheld seeds (tests move it)."""
         metrics = Metrics()
         store = Store(settings.database, on_commit=metrics.commit_seconds.observe)
-        pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
-        forecast: Forecast | None = None
-        if settings.win_probability:
-            forecast = (
-                shedding(pool.forecast, pace=pool.pace)
-                if pool is not None
-                else shedding(forecast_in_thread)
-            )
+        pool = WorkQueue(settings.bot_workers) if settings.bot_workers > 0 else None
         broadcaster = MovesCounted(make_bus(settings.redis_url), metrics.moves)
         master = GameMaster(
-            store,
-            broadcaster,
-            now=now,
-            forecast=forecast,
-            abandon_after=settings.abandon_after * 3600,
+            store, broadcaster, now=now, abandon_after=settings.abandon_after * 3600
         )
+        if settings.win_probability:
+            forecast: Forecast = pool.chances if pool is not None else chances_in_thread
+            busy = pool.urgent_waiting if pool is not None else (lambda: False)
+            ChancesWatcher(master, forecast, busy=busy)
         metrics.count_games(lambda: master.games.values())
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
         thinker = TimedThinker(thinker, metrics.bot_seconds)
         runner = pool_par(pool) if pool is not None else par_in_thread
-        # The analyses and a puzzle guess's judgement in the pool's analysis worker.
+        # The analyses and a puzzle guess's judgement in the work queue.
         analyses = AnalysisCache(runner=pool.analyse) if pool is not None else AnalysisCache()
         answering: Runner = pool.answer if pool is not None else in_thread
         ratings = RatingBook(store)
@@ -153,15 +147,15 @@ class Services:
         def limiter(name: str, rate: float, burst: int) -> RateLimiter:
             return RateLimiter(name, rate, burst, shared)
 
-        resting = pool.analysis_rest if pool is not None else never_resting
-        puzzles = Puzzles(store, master, analyses, answering, resting)
+        puzzles = Puzzles(store, master, analyses, answering)
         metrics.count_harvests(lambda: puzzles.waiting, lambda: puzzles.skipped)
-        results = Results(store, master, ratings, analyses, resting)
+        results = Results(store, master, ratings, analyses)
         metrics.count_accuracies(lambda: results.waiting, lambda: results.left)
         return cls(
             settings=settings,
             analyses=analyses,
             advising=pool.advise if pool is not None else advise_in_thread,
+            work=pool,
             ratings=ratings,
             results=results,
             puzzles=puzzles,
