@@ -1,7 +1,8 @@
-"""A throw-away variant beside the shipped ones, written in the test from the data model and registered for the test only,
-goes the whole way a new variant goes: its definition is checked, bots play it through the engine,
-and a person's rated game against a bot is rated by the server on the bots' provisional anchors
-(its variant has no measured round-robin), with no KeyError anywhere on the way.
+"""A throw-away variant beside the shipped ones, written in the test from the data model and
+registered for the test only, goes the whole way a new variant goes: its definition is checked,
+bots play it through the engine, and a person's rated game against a bot is rated by the server
+on the bots' provisional anchors (its variant has no measured round-robin), with no KeyError
+anywhere on the way.
 """
 
 from __future__ import annotations
