@@ -289,11 +289,13 @@ export function $(selector, type) {
 }
 
 /**
- * Call the REST API: {ok, status, data}; errors carry data.error = {code, message}.
+ * Call the REST API: {ok, status, data}; errors carry data.error = {code, message}. The data
+ * is `unknown` until the caller names the answer's type of the contract (protocol.d.ts, generated
+ * from the models), so that what a page reads of an answer is checked against the models too.
  * @param {string} method
  * @param {string} url
  * @param {unknown} [body]
- * @returns {Promise<ApiResult<any>>}
+ * @returns {Promise<ApiResult<unknown>>}
  */
 export async function api(method, url, body) {
   /** @type {Record<string, string>} */

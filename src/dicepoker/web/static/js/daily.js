@@ -1,7 +1,7 @@
 // The daily challenge (/daily, docs/api.md "Daily challenge"): each preset's challenge of the day
 // with its par, "Play" (or "Resume" your game), your result against par, the day's leaderboard
 // and the commitment to the day's dice (the seed, once the day is over). A past day: ?date=.
-/** @import { DailyChallenge, DailyGame, DailyLeaderboard, DailyStarted } from "../../typings/protocol" */
+/** @import { DailyChallenge, DailyGame, DailyLeaderboard, DailyStarted, ErrorResponse, GameInfo } from "../../typings/protocol" */
 import {
   $, LANG, ago, api, clear, errorText, h, loadCatalog, num, rememberName, saveToken, savedName,
   signed, t,
@@ -203,9 +203,10 @@ async function myGame(challenge) {
   const gameId = keptGame(challenge.preset, challenge.date);
   if (!gameId) return null;
   const found = await api("GET", `/api/games/${encodeURIComponent(gameId)}`);
-  if (!found.ok || !found.data) return null;
-  const status = found.data.status;
-  const players = found.data.state && found.data.state.players;
+  const info = /** @type {GameInfo | null} */ (found.ok ? found.data : null);
+  if (!info) return null;
+  const status = info.status;
+  const players = info.state && info.state.players;
   const score = status === "finished" && players && players[0] ? Number(players[0].total) : null;
   const toPar = score !== null && challenge.par !== null ? score - challenge.par : null;
   return { id: gameId, status, score, to_par: toPar };
@@ -236,14 +237,13 @@ async function play(card, preset) {
   button.disabled = true;
   const result = await api("POST", `/api/daily/${encodeURIComponent(preset)}`, body);
   if (result.ok && result.data) {
-    /** @type {DailyStarted} */
-    const started = result.data;
+    const started = /** @type {DailyStarted} */ (result.data);
     saveToken(started.id, started.seat, started.token);
     keepGame(preset, started.date, started.id);
     window.location.assign(started.url);
     return;
   }
-  const refusal = result.data && result.data.error;
+  const refusal = /** @type {ErrorResponse | null} */ (result.data)?.error;
   if (refusal && refusal.code === "daily_played" && typeof refusal.game === "string") {
     window.location.assign(`/g/${encodeURIComponent(refusal.game)}`);
     return;
@@ -274,8 +274,7 @@ async function paintCard(card, tries = 0) {
     card.setAttribute("aria-busy", "false");
     return;
   }
-  /** @type {DailyChallenge} */
-  const challenge = answer.data;
+  const challenge = /** @type {DailyChallenge} */ (answer.data);
   if (!painted) {
     painted = true;
     paintDay(challenge);
@@ -287,8 +286,7 @@ async function paintCard(card, tries = 0) {
   parValue.title = t("The expert’s score on these dice");
   const mine = await myGame(challenge);
   const boardAnswer = await api("GET", `/api/daily/${encodeURIComponent(preset)}/leaderboard${DAY ? `?date=${DAY}` : ""}`);
-  /** @type {DailyLeaderboard | null} */
-  const board = boardAnswer.ok ? boardAnswer.data : null;
+  const board = /** @type {DailyLeaderboard | null} */ (boardAnswer.ok ? boardAnswer.data : null);
   const finished = mine && mine.status === "finished";
   const result = /** @type {HTMLElement} */ (card.querySelector(".daily-result"));
   result.hidden = !finished;

@@ -1,7 +1,7 @@
 // The end screen of the table: the ranking, the rematch (rematch.js), the record and the
 // replay, the check of the dice, and the analysis of the game (GET /api/games/{id}/analysis),
 // each asked once.
-/** @import { Analysis, GameRatings, GameView } from "../../typings/protocol" */
+/** @import { Analysis, GameRatings, GameView, Record as GameRecord } from "../../typings/protocol" */
 import { $, api, clear, h, num, t } from "./common.js";
 import { renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { loadVerification } from "./fair.js";
@@ -111,7 +111,7 @@ async function loadAnalysis(state) {
   renderAnalysis(box, analysis, {
     variant: state.rules.variant,
     faceLabels: state.rules.face_labels,
-    record: record.ok ? record.data : null,
+    record: /** @type {GameRecord | null} */ (record.ok ? record.data : null),
     href: (turn, roll) => `/replay/g/${encodeURIComponent(gameId)}?turn=${turn}&roll=${roll}`,
   });
 }

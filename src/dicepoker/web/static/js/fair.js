@@ -1,6 +1,6 @@
 // Fair dice (docs/fair-dice.md): the commitment shown during play, and the check of a finished
 // game or a record (GET /api/{games|records}/{id}/verify) on the end screen and in the replay.
-/** @import { DiceCheck, FairDiceView } from "../../typings/protocol" */
+/** @import { DiceCheck, ErrorResponse, FairDiceView } from "../../typings/protocol" */
 import { api, clear, copyText, errorText, h, num, t, toast } from "./common.js";
 
 /**
@@ -102,7 +102,9 @@ export async function loadVerification(box, url, { hideWithout = false } = {}) {
   clear(box);
   box.appendChild(h("p", { class: "fair-head" }, t("Checking the dice…")));
   const result = await api("GET", url);
-  const code = result.data && result.data.error && result.data.error.code;
+  const refusal = /** @type {ErrorResponse | null} */ (result.ok ? null : result.data);
+  const check = /** @type {DiceCheck | null} */ (result.ok ? result.data : null);
+  const code = refusal && refusal.error && refusal.error.code;
   if (result.status === 409 && code === "seed_withheld") {
     // A daily challenge: its seed (the day's, everyone's dice) comes when the day is over.
     clear(box);
@@ -110,9 +112,9 @@ export async function loadVerification(box, url, { hideWithout = false } = {}) {
     box.appendChild(h("p", { class: "fair-detail" }, errorText(result)));
     return;
   }
-  if (result.status === 409 || result.status === 404 || (hideWithout && result.ok && result.data && result.data.reason === "no_fair_dice")) {
+  if (result.status === 409 || result.status === 404 || (hideWithout && check && check.reason === "no_fair_dice")) {
     box.hidden = true;
     return;
   }
-  renderVerification(box, result.ok ? result.data : null);
+  renderVerification(box, check);
 }

@@ -1,4 +1,5 @@
 // The waiting room of an open game: its link to share, its seats, and the form that takes one.
+/** @import { SeatTaken } from "../../typings/protocol" */
 import { $, api, clear, copyText, errorText, h, levelName, num, rememberName, saveToken, savedName, t, toast } from "./common.js";
 import { game, gameId } from "./game.js";
 import { mySeats, openConnections } from "./socket.js";
@@ -54,14 +55,15 @@ export async function join(submit) {
     return;
   }
   const result = await api("POST", `/api/games/${encodeURIComponent(gameId)}/join`, { seat, name });
-  if (!result.ok || !result.data || !result.data.token) {
+  const taken = /** @type {SeatTaken | null} */ (result.ok ? result.data : null);
+  if (!taken || !taken.token) {
     error.textContent = errorText(result);
     return;
   }
   rememberName(name);
-  saveToken(gameId, result.data.seat, result.data.token);
+  saveToken(gameId, taken.seat, taken.token);
   openConnections();
-  toast(t("You took seat {n}.", { n: result.data.seat + 1 }), "ok");
+  toast(t("You took seat {n}.", { n: taken.seat + 1 }), "ok");
 }
 
 /** Share the table's link (the phone's share sheet) or copy it. */

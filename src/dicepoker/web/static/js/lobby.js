@@ -1,5 +1,5 @@
 // The lobby (/): create a game, join or watch one, import a record.
-/** @import { GameCreated, GameListEntry, VariantInfo, VariantList } from "../../typings/protocol" */
+/** @import { GameCreated, GameList, GameListEntry, RecordStored, VariantInfo, VariantList } from "../../typings/protocol" */
 /** @typedef {GameListEntry["status"]} GameStatus */
 import {
   $, ago, api, clear, errorText, h, levelName, loadCatalog, loadTokens, num, onSubmit, variantName,
@@ -262,20 +262,20 @@ async function create(submit) {
   button.disabled = true;
   const result = await api("POST", "/api/games", body);
   button.disabled = false;
-  if (!result.ok || !result.data || !result.data.id) {
+  const created = /** @type {GameCreated | null} */ (result.ok ? result.data : null);
+  if (!created || !created.id) {
     error.textContent = errorText(result);
     return;
   }
-  const data = /** @type {GameCreated} */ (result.data);
-  for (const seat of data.seats || []) {
-    if (seat.token) saveToken(data.id, seat.seat, seat.token);
+  for (const seat of created.seats || []) {
+    if (seat.token) saveToken(created.id, seat.seat, seat.token);
   }
   const first = seats.find((s) => s.kind === "human" && !s.account && s.name.trim());
   if (first && !me) rememberName(first.name.trim());
-  const url = data.url || `/g/${encodeURIComponent(data.id)}`;
-  if (body.rated && !data.rated) {
+  const url = created.url || `/g/${encodeURIComponent(created.id)}`;
+  if (body.rated && !created.rated) {
     // Asked to be rated, but it will not be: say so before going to the table.
-    error.textContent = data.unrated_reason === "solitaire" ? t("Not rated: a game alone is not rated.") : t("Not rated: a player has no account.");
+    error.textContent = created.unrated_reason === "solitaire" ? t("Not rated: a game alone is not rated.") : t("Not rated: a player has no account.");
     error.appendChild(document.createTextNode(" "));
     error.appendChild(h("a", { href: url }, t("Go to the table")));
     return;
@@ -317,12 +317,12 @@ async function loadList(status) {
   const box = $(`.game-list[data-status="${status}"]`);
   const result = await api("GET", `/api/games?status=${status}&limit=30`);
   const count = $(`#count-${status}`);
-  if (!result.ok || !result.data) {
+  const list = /** @type {GameList | null} */ (result.ok ? result.data : null);
+  if (!list) {
     if (!box.childElementCount) box.appendChild(h("p", { class: "empty" }, errorText(result)));
     return;
   }
-  /** @type {GameListEntry[]} */
-  const games = Array.isArray(result.data.games) ? result.data.games : [];
+  const games = Array.isArray(list.games) ? list.games : [];
   count.textContent = games.length ? num(games.length) : "";
   clear(box);
   if (!games.length) {
@@ -397,11 +397,12 @@ async function importRecord(submit) {
     return;
   }
   const result = await api("POST", "/api/records", record);
-  if (!result.ok || !result.data || !result.data.id) {
+  const stored = /** @type {RecordStored | null} */ (result.ok ? result.data : null);
+  if (!stored || !stored.id) {
     error.textContent = errorText(result);
     return;
   }
-  window.location.href = result.data.url || `/replay/r/${encodeURIComponent(result.data.id)}`;
+  window.location.href = stored.url || `/replay/r/${encodeURIComponent(stored.id)}`;
 }
 
 // --- start -------------------------------------------------------------------------------------

@@ -343,7 +343,7 @@ function onKey(press) {
 async function start() {
   await loadCatalog();
   const result = await api("GET", source === "games" ? `${base}/record` : base);
-  if (result.ok && result.data) record = result.data;
+  if (result.ok && result.data) record = /** @type {GameRecord} */ (result.data);
   $("#rp-first").addEventListener("click", () => { stop(); first(); });
   $("#rp-prev").addEventListener("click", () => { stop(); prev(); });
   $("#rp-next").addEventListener("click", () => { stop(); next(); });
