@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from dicepoker.server.lifeline import GRACEFUL_STOP_SECONDS
 from live_server import LiveServer, fresh_postgres_database, redis_url
 from processes import Proc, descendants, group, wait_ended
 
@@ -34,6 +37,7 @@ BIG_RECORD = {
     "turns": [{"rolls": [{"dice": [1, 2, 3, 4, 6]}], "move": "score ones"}],
     "padding": "x" * 300_000,
 }
+GOLDEN = Path(__file__).parent / "golden" / "spec_examples"
 #: How long a stopped server may take to end: uvicorn's bounded graceful shutdown
 #: (dicepoker.server.lifeline.GRACEFUL_STOP_SECONDS) and the app's own shutdown, with room for a
 #: loaded machine.
@@ -42,10 +46,10 @@ STOP_BOUND = 30.0
 LIVE_BOUND = 10.0
 
 
-def _import(server: LiveServer) -> str:
+def _import(server: LiveServer, record: dict[str, Any] = BIG_RECORD) -> str:
     response = httpx.post(
         server.url + "/api/records",
-        content=json.dumps(BIG_RECORD).encode(),
+        content=json.dumps(record).encode(),
         headers={"content-type": "application/json"},
         timeout=60.0,
     )
@@ -94,14 +98,14 @@ def _analysed(server: LiveServer, record_id: str) -> None:
         assert response.json()["error"]["message"]
 
 
-def _sigterm_ends_everything(server: LiveServer) -> None:
-    """SIGTERM the server: it, and every process it started, ends within STOP_BOUND."""
+def _sigterm_ends_everything(server: LiveServer, bound: float = STOP_BOUND) -> None:
+    """SIGTERM the server: it, and every process it started, ends within `bound` seconds."""
     assert server.process is not None
     family = [*descendants(server.process.pid)]
     server.process.send_signal(signal.SIGTERM)
     began = time.monotonic()
-    server.process.wait(timeout=STOP_BOUND)
-    left = wait_ended(family, timeout=max(1.0, STOP_BOUND - (time.monotonic() - began)))
+    server.process.wait(timeout=bound)
+    left = wait_ended(family, timeout=max(1.0, bound - (time.monotonic() - began)))
     assert not left, f"still running after SIGTERM: {[str(proc) for proc in left]}"
 
 
@@ -115,7 +119,7 @@ def _port_free(port: int) -> bool:
         return True
 
 
-def test_a_big_record_is_analysed_while_the_server_answers_then_it_stops(tmp_path: Any) -> None:
+def test_a_big_record_is_analysed_while_the_server_answers_then_it_stops(tmp_path: Path) -> None:
     server = LiveServer(str(tmp_path / "games.db")).start()
     try:
         record_id = _import(server)
@@ -126,6 +130,52 @@ def test_a_big_record_is_analysed_while_the_server_answers_then_it_stops(tmp_pat
         assert _port_free(server.port)
     finally:
         server.stop()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU seconds process `pid` has used (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_sigterm_ends_a_server_while_long_analyses_run(tmp_path: Path) -> None:
+    """Eight School games' analyses asked at once (seconds of CPU each, far more in all than the
+    bound on this machine's cores): SIGTERM while they run still ends the server, and its
+    workers, within the graceful stop's bound and the app's own stop."""
+    record = json.loads((GOLDEN / "school-3c-2p.json").read_text())
+    server = LiveServer(str(tmp_path / "games.db")).start()
+    asking: list[threading.Thread] = []
+    try:
+        assert server.process is not None
+        _analysed_school(server, _import(server, record))  # the workers are up and warm
+        workers = [proc for proc in descendants(server.process.pid) if _is_worker(proc)]
+        assert workers
+        used = sum(_cpu_seconds(proc.pid) for proc in workers)
+        asking = [
+            threading.Thread(
+                target=_ask_quietly, args=(server, _import(server, record)), daemon=True
+            )
+            for _ in range(8)
+        ]
+        for thread in asking:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while sum(_cpu_seconds(proc.pid) for proc in workers) < used + 0.5:
+            assert time.monotonic() < deadline, "no analysis began"
+            time.sleep(0.02)  # a condition poll: the workers are analysing
+        _sigterm_ends_everything(server, bound=GRACEFUL_STOP_SECONDS + 10.0)
+    finally:
+        server.stop()
+        for thread in asking:
+            thread.join(STOP_BOUND)
+
+
+def _analysed_school(server: LiveServer, record_id: str) -> None:
+    response = httpx.get(f"{server.url}/api/records/{record_id}/analysis", timeout=120.0)
+    assert response.status_code == 200, response.text
 
 
 def test_two_processes_analyse_big_records_and_stop_on_sigterm() -> None:
