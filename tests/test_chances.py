@@ -324,3 +324,22 @@ def test_a_loaded_game_is_judged_and_a_closing_master_judges_nothing_more() -> N
         assert not watcher.holds(live.id) and loaded.win_probability() is None
 
     asyncio.run(scenario())
+
+
+def test_a_variant_no_backend_covers_has_no_chances_and_no_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A variant being added, which neither the solver nor a School network covers: its games go
+    on without chances (`winprob.forecast` answers None) instead of an error at every move."""
+    from dicepoker import winprob
+
+    def no_model(state: GameState, levels: Any = None) -> tuple[float, ...]:
+        raise winprob.NoModelError("no backend")
+
+    from dicepoker.engine import new_game
+    from dicepoker.rules import get_rules
+
+    state = new_game(get_rules("poker-dice"), ["a", "b"])
+    assert winprob.forecast(state) == win_probability(state)
+    monkeypatch.setattr(winprob, "win_probability", no_model)
+    assert winprob.forecast(state) is None

@@ -70,9 +70,9 @@ async def chances_in_thread(
     state: GameState, levels: tuple[str | None, ...]
 ) -> tuple[float, ...] | None:
     """Each seat's chance of winning, judged in a thread of the server's process (no workers)."""
-    from dicepoker.winprob import win_probability
+    from dicepoker.winprob import forecast
 
-    return await asyncio.to_thread(win_probability, state, levels)
+    return await asyncio.to_thread(forecast, state, levels)
 
 
 def pool_par(pool: WorkQueue) -> ParRunner:
@@ -131,9 +131,9 @@ class Services:
             store, broadcaster, now=now, abandon_after=settings.abandon_after * 3600
         )
         if settings.win_probability:
-            forecast: Forecast = pool.chances if pool is not None else chances_in_thread
+            judge: Forecast = pool.chances if pool is not None else chances_in_thread
             busy = pool.urgent_waiting if pool is not None else (lambda: False)
-            ChancesWatcher(master, forecast, busy=busy)
+            ChancesWatcher(master, judge, busy=busy)
         metrics.count_games(lambda: master.games.values())
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
         thinker = TimedThinker(thinker, metrics.bot_seconds)

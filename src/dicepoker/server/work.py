@@ -81,9 +81,9 @@ def _chances(
     """In a worker: each seat's chance of winning in the state whose fields after `rules` are
     `fields`. The worker loads the variant's tables the first time (it may: nobody waits on the
     event loop for it), so a first game's chances come late rather than never."""
-    from dicepoker.winprob import win_probability
+    from dicepoker.winprob import forecast
 
-    return win_probability(GameState(_rules_of(variant, options), *fields), levels)
+    return forecast(GameState(_rules_of(variant, options), *fields), levels)
 
 
 def _advise(variant: str, options: str, fields: tuple[Any, ...]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import logging
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
-from threading import Lock, Thread
+from threading import Lock
 
 import numpy as np
 
@@ -134,32 +134,14 @@ def prepare(rules: Rules) -> None:
         prepare_sheets(rules)
 
 
-_preparing: set[Rules] = set()
-
-
 def forecast(state: GameState, levels: Levels | None = None) -> tuple[float, ...] | None:
-    """`win_probability` for a server, which must answer at once: None while the backend of
-    these rules is not ready in this process, which it then gets ready in a thread of its own
-    (a value table built the first time takes seconds; the game goes on without a forecast)."""
-    rules = state.rules
-    if not ready(rules):
-        with _lock:
-            start = rules not in _preparing
-            _preparing.add(rules)
-        if start:
-            Thread(target=_prepare_quietly, args=(rules,), daemon=True, name="winprob").start()
-        return None
-    return win_probability(state, levels)
-
-
-def _prepare_quietly(rules: Rules) -> None:
+    """`win_probability` for the live table: None also where no backend covers the rules (a
+    variant being added), so that its games go on without chances instead of an error at
+    every move. The first position of a variant loads (or builds) its tables."""
     try:
-        prepare(rules)
-    except Exception:
-        log.warning("could not prepare win probabilities of %s", rules.variant, exc_info=True)
-    finally:
-        with _lock:
-            _preparing.discard(rules)
+        return win_probability(state, levels)
+    except NoModelError:
+        return None
 
 
 def _chances(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
