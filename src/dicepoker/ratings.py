@@ -6,7 +6,7 @@
 - **One ranking per game.** Plackett-Luce rates a 2-4 player game as one ranking (ties
   included: equal places), not as pairs.
 - **Anchors.** A bot level plays at a fixed strength, so its rating is fixed too: measured once
-  by a round-robin of every level (`benchmarks/bots.py --round-robin`, the file
+  by a round-robin of every level (`tools/fit/bots.py --round-robin`, the file
   `bots/data/ladder_ratings.json`, fitted by `fit_anchors`), never moved by a game. A small
   site's numbers then mean the same as a big one's: beating `expert` is worth what it is worth
   everywhere. A pool not measured takes its variant's nearest measured sheet.

@@ -3,7 +3,7 @@
 Every level below the expert is a `FallibleBot` (`bots/fallible.py`): the expert's values of
 every option, chosen by a softmax at the level's temperature. The temperatures are data
 (`bots/data/ladder.json`), per rating pool or variant where one needs its own ('*' for the rest),
-chosen so that the levels stand apart everywhere; `benchmarks/bots.py` measures that they do
+chosen so that the levels stand apart everywhere; `tools/fit/bots.py` measures that they do
 (solitaire means, and with `--round-robin` the head-to-head win rate of each step, docs/bots.md)
 and fits the anchors the ratings give each level (`dicepoker.ratings`).
 

@@ -1,6 +1,6 @@
 """The School value's fitted models: the network of each sheet width, the duel fit and the
 measured spreads, and the committed data file that holds them (`data/school_value.json`, written by
-benchmarks/train_school.py)."""
+tools/fit/train_school.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A value function of a School sheet, fitted by simulation (see benchmarks/train_school.py).
+"""A value function of a School sheet, fitted by simulation (see tools/fit/train_school.py).
 
 The value of a sheet is what the rest of the game will still bring its player: a small neural
 network (two hidden layers of rectified units and a linear shortcut) over features of the sheet
@@ -7,7 +7,7 @@ reserve against the School rows, the columns, the race for every star against th
 network, the duel fit and the measured spreads, and their data file, are in `school_net.py`.
 
 The network is fitted by approximate value iteration on games played by the expert itself
-(`benchmarks/train_school.py`); its weights are in `data/school_value.json`, one network per sheet
+(`tools/fit/train_school.py`); its weights are in `data/school_value.json`, one network per sheet
 width. `SchoolValue` evaluates it on every distinct sheet the moves of a turn can leave (a
 combination move's sheet depends on its points, a School closing's on the reserve it leaves) in one
 batch, which is the after-value of the within-turn expectimax (`planner.py`). In games with

@@ -5,7 +5,7 @@ zeros) plus what its turns left will bring. The expert's value network says how 
 average (`bots/school_value.py`: the network over the sheet's features, which see the rivals'
 sheets in the race for the stars, with the duel fit's correction in games with rivals); around it
 the total has a spread measured on the expert's own games with rivals (`data/school_spread.json`,
-fitted by `benchmarks/school_spread.py`), with the heavy tails measured there too: not one normal
+fitted by `tools/fit/school_spread.py`), with the heavy tails measured there too: not one normal
 but two around the same mean, one draw in five from the wide one (`rest_kurtosis`,
 `ScoreDistribution.heavy`).
 

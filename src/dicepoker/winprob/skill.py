@@ -8,7 +8,7 @@ games left it above or below that, with as many turns left: a mixture of normals
 turns left, one per slice of those residuals sorted (equal weights, each slice's mean and
 spread), so the level's long tail of misses is its own and not a normal's. Otherwise `deficit`
 points fewer than the expert per turn left, and the spread of the turns left times `spread`.
-The figures are measured by `benchmarks/winprob.py --fit-skill` from games of each level, per
+The figures are measured by `tools/fit/winprob.py --fit-skill` from games of each level, per
 rating pool (or variant), and kept in `data/skill.json`; a level with no figure is taken to
 play like the expert.
 """
