@@ -4,6 +4,7 @@ handle it is given the time to stop by itself first."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 
@@ -63,3 +64,33 @@ def test_a_child_that_ignores_sigterm_is_killed_after_its_parent_died() -> None:
 def test_a_child_that_handles_sigterm_ends_by_it_before_the_kill() -> None:
     """With a kill hours away, the SIGTERM alone ends a child that handles it."""
     assert _kill_parent_and_wait(ignores_sigterm=False, kill_after=3600.0)
+
+
+def test_a_stop_that_hangs_after_sigterm_is_ended_by_sigkill() -> None:
+    """`stop_within`: the SIGTERM handler in place runs (here one that only notes the stop, as
+    uvicorn's does, while the stop never comes), and SIGKILL ends the process after the bound."""
+    child = (
+        "import os, signal, time\n"
+        "from dicepoker.server.lifeline import stop_within\n"
+        "signal.signal(signal.SIGTERM, lambda signum, frame: print('stopping', flush=True))\n"
+        "stop_within(0.5)\n"
+        "print(os.getpid(), flush=True)\n"
+        "while True:\n"
+        "    time.sleep(3600)\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", child], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert process.stdout is not None
+        assert int(process.stdout.readline()) == process.pid
+        process.send_signal(signal.SIGTERM)
+        assert process.stdout.readline() == "stopping\n"  # the handler in place ran first
+        assert process.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=15)
+        if process.stdout is not None:
+            process.stdout.close()
+        end_group(process.pid, grace=0.0)

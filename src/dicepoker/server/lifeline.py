@@ -20,8 +20,9 @@ A server process is sent SIGTERM, so that it stops as on a normal stop (sockets 
 clocks handed back). But a signal is only handled when the process's event loop runs it, and a
 loop that is stuck (a bug) would never stop, holding the port for ever with nobody left to kill
 it. So a server process is also killed outright (SIGKILL) `KILL_AFTER_SECONDS` after its parent
-died, by a thread of its own that needs nothing of the loop; a healthy one has ended by then
-(its graceful stop waits at most `GRACEFUL_STOP_SECONDS` for the requests running).
+died, by a thread of its own that needs nothing of the loop, and as long after a SIGTERM (from
+its supervisor: a stop) that has not ended it; a healthy one has ended by then (its graceful
+stop waits at most `GRACEFUL_STOP_SECONDS` for the requests running).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import signal
 import sys
 import threading
 import time
+from types import FrameType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -91,6 +93,29 @@ def watch_parent(
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def stop_within(seconds: float) -> None:
+    """Bound this process's stop on SIGTERM: the handler in place (uvicorn's, which starts a
+    graceful stop) runs as before, and SIGKILL follows `seconds` later if the process still runs
+    (a stop that hangs would otherwise hold uvicorn's supervisor, which waits for its server
+    processes without a bound). From the main thread only, where Python runs signal handlers."""
+    handler = signal.getsignal(signal.SIGTERM)
+    armed: list[threading.Timer] = []
+
+    def stopping(signum: int, frame: FrameType | None) -> None:
+        if not armed:
+            timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGKILL))
+            timer.daemon = True
+            timer.start()
+            armed.append(timer)
+        if callable(handler):
+            handler(signum, frame)
+        elif handler != signal.SIG_IGN:  # the default: end now
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.raise_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stopping)
+
+
 def _parent_death_signal(signum: int) -> bool:
     """Ask Linux for `signum` when the parent dies; False where that is not available."""
     if not sys.platform.startswith("linux"):
@@ -105,9 +130,13 @@ def _parent_death_signal(signum: int) -> bool:
 def worker_app() -> FastAPI:
     """uvicorn's app factory in each server process of `dicepoker serve --workers N`: the
     process binds itself to the supervisor (whose death stops it with SIGTERM, as a normal stop
-    does: sockets closed, bots and clocks handed back; and kills it KILL_AFTER_SECONDS later if
-    that stop hangs), then builds its app from the settings in the environment."""
+    does: sockets closed, bots and clocks handed back), is killed KILL_AFTER_SECONDS after a
+    SIGTERM or its supervisor's death if its stop hangs, then builds its app from the settings
+    in the environment."""
     from dicepoker.server.app import app_from_environment
 
     die_with_parent(int(os.environ[PARENT_ENV]), signal.SIGTERM, kill_after=KILL_AFTER_SECONDS)
+    # uvicorn has put its SIGTERM handler in place by now (this factory runs inside its
+    # `capture_signals`): a stop it starts is bounded too.
+    stop_within(KILL_AFTER_SECONDS)
     return app_from_environment()

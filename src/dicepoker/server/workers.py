@@ -79,9 +79,9 @@ class JobTooLarge(ValueError):
 BATCH = 8
 #: The largest call a worker is handed, pickled. The largest the server hands over is a record
 #: to analyse, at most --max-record-bytes of JSON (1 MiB by default), whose pickled form may be
-#: larger than its JSON (a list of empty objects takes about twice as much); 8 MiB leaves room
-#: for that and for a self-hoster's larger limit, while a call that size still costs the loop's
-#: memory one copy per call waiting. Anything larger is a caller's mistake, refused clearly.
+#: larger than its JSON: up to 2.25 times (a list of numbers written `1e5`: 4 bytes of JSON, 9
+#: pickled). 8 MiB takes that with room for a self-hoster's limit up to 3.5 MiB, and still bounds
+#: what one call costs the loop's memory while it waits. Anything larger is refused at once.
 MAX_JOB_BYTES = 8 << 20
 #: How many times a call is handed again after the worker it waited in died before it could have
 #: started it, before it fails with `WorkerDied` (workers that die as they start would otherwise
