@@ -325,7 +325,7 @@ def solve_command(
         typer.Option(
             "--moments",
             help="Also build the win probability's tables (the second and third moments), so "
-            "that a server's first analysis or forecast does not wait for them.",
+            "that a server's first analyses and live chances do not wait for them.",
         ),
     ] = False,
 ) -> None:
