@@ -31,11 +31,11 @@ async function contract(schemas) {
   for (const name of SCHEMAS) {
     const path = join(schemas, name);
     const schema = JSON.parse(await readFile(path, "utf8"));
-    for (const [name, definition] of Object.entries(schema.$defs)) {
-      if (name in $defs && !isDeepStrictEqual($defs[name], definition)) {
-        throw new Error(`${path}: $defs.${name} differs from the same name in another schema`);
+    for (const [model, definition] of Object.entries(schema.$defs)) {
+      if (model in $defs && !isDeepStrictEqual($defs[model], definition)) {
+        throw new Error(`${path}: $defs.${model} differs from the same name in another schema`);
       }
-      $defs[name] = definition;
+      $defs[model] = definition;
     }
     roots.push(...schema.anyOf);
   }
@@ -63,7 +63,9 @@ const folder = process.argv[2] ?? "src/dicepoker/web/typings";
 const { $defs, roots } = await contract(process.argv[3] ?? "docs");
 // The root, `WireContract`, is anything the contract carries (every message, every answer), so
 // that every definition is declared; a key a model does not declare is an error rather than
-// `unknown` (`additionalProperties`: a page must not read what the contract does not say).
+// `unknown` (`additionalProperties`: a page must not read what the contract does not say); a
+// list is a list whatever its length bounds (`maxItems: -1`: a `keep` of at most 16 dice would be
+// a union of 17 tuples), a fixed tuple stays a tuple; JSON of any shape is `unknown`, never `any`.
 const root = { title: "WireContract", anyOf: roots, $defs: forGenerator($defs) };
 const text = await compile(root, "WireContract", {
   bannerComment: HEADER,
