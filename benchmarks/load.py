@@ -12,15 +12,15 @@ event crosses Redis), then for `--seconds` lets each person act on their turn af
 think time (`--think`, uniform, seconds): roll, sometimes hold some dice and roll again, then a
 random legal cell move with the best immediate gain more often than not. A finished game is
 replaced by a new one, so N games run all the time. The measured period starts once every game is
-under way (its second seat, person or bot, has moved: each server process's bot worker has started
-and thought once), so that it measures the load, not the start of the processes.
+under way (its second seat, person or bot, has moved: each server process's workers have started
+and a bot has thought), so that it measures the load, not the start of the processes.
 
 Prints: games, moves per second (people and bots), the intent-to-broadcast latency p50/p99 (from
 sending an intent to each of the game's sockets receiving its event, the actor's and, with two
 processes, the other process's), how soon each event's chances of winning came and how old they
 were when the next event came (load_chances.py), errors (refusals, lost connections, failed
 requests), each server process's peak memory (VmHWM, with its workers) and CPU time (its own, and
-its bot and forecast workers'), the share of the time each server's event loop and the driver's
+its `dp-work` workers'), the share of the time each server's event loop and the driver's
 waited for a CPU (the kernel's run-queue wait), and how fast the machine ran Python meanwhile (a
 CPU probe beside the load: load_speed.py). `--metrics` adds each server's own histograms over
 the measured period (the garbage collector's pauses by generation among them). `--affinity`

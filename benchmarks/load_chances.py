@@ -2,10 +2,11 @@
 its position's chances come, and how old the chances a player looks at are when the next event
 comes.
 
-The server tells an event the moment it is committed and its chances in a `chances` message of
-the same seq once they are judged (a busy forecast worker judges late, or never when the game has
-moved on). Older servers put them in the event itself (`win_probability`): those count as come
-with the event. A welcome that carries them counts for its seq, the position a game starts from.
+The server tells an event the moment it is committed and its chances in a `chances` message of the
+same seq once they are judged (late while the workers are busy with the people's and the bots'
+jobs, or never when the game has moved on). Older servers put them in the event itself
+(`win_probability`): those count as come with the event. A welcome that carries them counts for its
+seq, the position a game starts from.
 
 Each game is read on one socket (the first person's), so that a game counts once. A player reads
 the chances of the position before a move until that move's event comes, so the age that matters

@@ -44,7 +44,7 @@ class Server:
 
     def peak_memory_mb(self) -> list[float]:
         """Peak resident memory (VmHWM) of the server and of each of its child processes (its
-        bot and forecast workers), the server's first, in MiB."""
+        `dp-work` workers), the server's first, in MiB."""
         peaks = []
         for pid in _family(self.process.pid):
             with contextlib.suppress(OSError):
@@ -60,7 +60,7 @@ class Server:
         return wait_seconds(self.process.pid)
 
     def workers_cpu_seconds(self) -> dict[int, float]:
-        """CPU seconds of each child process of the server now (its bot and forecast workers)."""
+        """CPU seconds of each child process of the server now (its `dp-work` workers)."""
         out = {}
         for pid in _family(self.process.pid)[1:]:
             try:
@@ -71,8 +71,8 @@ class Server:
 
     def workers_cpu_by_name(self, before: dict[int, float]) -> dict[str, float]:
         """CPU seconds each kind of child process ran since `before` (`workers_cpu_seconds`
-        then; one started since counts from its start), by process name (the server's pools
-        name their workers: dp-bots, dp-forecasts, dp-analysis)."""
+        then; one started since counts from its start), by process name (the server's work queue
+        names its workers dp-work)."""
         spent: dict[str, float] = {}
         for pid, now in self.workers_cpu_seconds().items():
             try:

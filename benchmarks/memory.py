@@ -5,19 +5,19 @@
     python benchmarks/memory.py --trace                          # + tracemalloc in the server
     python benchmarks/memory.py --json
 
-Starts one `dicepoker serve` (SQLite in a temporary folder, as `benchmarks/load.py` does with
-one process, and with its flags) and brings it to each N of `--games` in turn, adding games: each
-created the way load.py creates them (School, 3 columns, half of them two people and half a
-person against a greedy or expert bot), every person connected on a WebSocket and playing as
-load.py's people do (think `--think`) until the game has `--moves` events; then the people stop
-(the sockets stay open), so that every game is held, mid-way, with its sockets. Once every game
-has stopped and the server and its workers have gone quiet, it prints the resident memory
-(VmRSS; VmHWM, the peak, in brackets) of the server and of each of its workers (the bot worker,
-the forecast worker, which runs nicer, and multiprocessing's resource tracker), their sum, and
-the sum's increment per game from the previous N. The first line, 0 games, is the server at
-start (no worker yet: they start with the first bot move and the first forecast); the workers'
-figures at the first N are their fixed cost (their tables, the School network, their imports)
-plus what those few games hold.
+Starts one `dicepoker serve` (SQLite in a temporary folder, as `benchmarks/load.py` does with one
+process, and with its flags) and brings it to each N of `--games` in turn, adding games: each
+created the way load.py creates them (School, 3 columns, half of them two people and half a person
+against a greedy or expert bot), every person connected on a WebSocket and playing as load.py's
+people do (think `--think`) until the game has `--moves` events; then the people stop (the sockets
+stay open), so that every game is held, mid-way, with its sockets. Once every game has stopped and
+the server and its workers have gone quiet, it prints the resident memory (VmRSS; VmHWM, the peak,
+in brackets) of the server and of each of its workers (its `dp-work` workers, each running every
+kind of job, and multiprocessing's resource tracker), their sum, and the sum's increment per game
+from the previous N. The first line, 0 games, is the server at start (no worker yet: they start as
+the first jobs need them, a bot's move, a position's chances); the workers' figures at the first N
+are their fixed cost (their tables, the School network, their imports) plus what those few games
+hold.
 
 `--trace`: the server runs under `tracemalloc` (`--frames` frames a block), started by a launcher
 in this file (nothing in the server's code); at each N, after a garbage collection, it takes a
@@ -102,7 +102,6 @@ def processes(server: Server) -> list[dict[str, Any]]:
     """The server and each of its workers now: name, pid, rss and hwm (MiB)."""
     out = []
     family = _family(server.process.pid)
-    server_nice = _status(family[0])["nice"]
     for n, pid in enumerate(family):
         try:
             status = _status(pid)
@@ -112,8 +111,8 @@ def processes(server: Server) -> list[dict[str, Any]]:
             name = "server"
         elif b"resource_tracker" in Path(f"/proc/{pid}/cmdline").read_bytes():
             name = "resource tracker"  # multiprocessing's, started with the first worker
-        else:  # the forecast worker runs nicer than its server (botpool.FORECAST_NICE)
-            name = "bot worker" if status["nice"] == server_nice else "forecast worker"
+        else:  # one of the work queue's dp-work processes: every kind of job runs in each
+            name = "worker"
         out.append(
             {
                 "name": name,
@@ -127,7 +126,7 @@ def processes(server: Server) -> list[dict[str, Any]]:
 
 async def quiet(server: Server, most: float = 120.0) -> None:
     """Until the server and its workers use under 3 % of a core over a second (queued
-    forecasts and bot moves done), at most `most` seconds."""
+    chances and bot moves done), at most `most` seconds."""
     deadline = time.monotonic() + most
 
     def cpu() -> float:
@@ -344,7 +343,7 @@ def main(argv: list[str] | None = None) -> None:
         "--no-chances",
         dest="chances",
         action="store_false",
-        help="a server without win probabilities (--no-win-probability): no forecast worker",
+        help="a server without win probabilities (--no-win-probability): no chances jobs",
     )
     parser.add_argument("--trace", action="store_true", help="tracemalloc in the server")
     parser.add_argument("--frames", type=int, default=8, help="frames traced per block")
