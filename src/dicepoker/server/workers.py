@@ -350,7 +350,8 @@ class ProcessPool:
         workers (of the calls waiting and those the others hold, so that none is left idle
         while one holds a queue)."""
         held = sum(len(other.calls) for other in self._workers)
-        share = -(-(self.waiting() + held) // self.size)  # (rounded up)
+        queued = sum(len(queue) for queue in self._queues.values())  # (given up ones too: cheap)
+        share = -(-(queued + held) // self.size)  # (rounded up)
         taken: Counter[Priority] = Counter()
         jobs: list[_Job] = []
         while len(jobs) < min(self.batch, share) and (job := self._next(taken)) is not None:
