@@ -182,8 +182,8 @@ def test_two_processes_analyse_big_records_and_stop_on_sigterm() -> None:
     server = LiveServer(fresh_postgres_database(), redis=redis_url(), workers=2)
     server.start(timeout=120)  # two processes import everything at once: slow on a busy machine
     try:
-        # Each import is a new record, and each request a new connection: the two server
-        # processes share them (the kernel picks), so both analyse big records.
+        # Each import is a new record, and each request a new connection, which the kernel hands
+        # to either server process: whichever analyses a big record, /livez keeps answering.
         records = [_import(server) for _ in range(4)]
 
         def analyse_all() -> None:
