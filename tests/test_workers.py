@@ -542,7 +542,7 @@ def test_a_worker_killed_while_a_big_call_is_written_fails_it_alone(loop: str) -
 
 def test_closing_ends_busy_workers_and_cancels_calls() -> None:
     async def scenario() -> None:
-        pool = ProcessPool(1, 5)  # the older pools' `nice`, kept while the server passes it
+        pool = ProcessPool(1, 5)  # its workers 5 nicer than this process
         pid = await pool.run(os.getpid)
         proc = worker(pid)
         assert os.getpriority(os.PRIO_PROCESS, pid) == min(

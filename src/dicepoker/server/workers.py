@@ -173,9 +173,9 @@ class ProcessPool:
     running at once. The kernel signals the death of the *thread* that started a worker, so a
     pool is used from the event loop's thread only.
 
-    `nice` (positional, second) is the older pools' way to keep a worker's work from the
-    server's CPU: its workers run that much nicer. Kept only while the server still starts
-    pools with it; the one pool runs at the server's own priority and orders its calls itself.
+    `nice` (positional, second): its workers run that much nicer than this process, so that the
+    server's own loop (every move's broadcast) comes before any worker's call on a full machine;
+    the order among the calls is the queue's, not the scheduler's.
     """
 
     def __init__(
