@@ -347,7 +347,7 @@ def observer(states: list[GameState]) -> Callable[[GameState, Action], None]:
 
 
 def test_a_state_travels_to_a_worker_and_back_whole() -> None:
-    """The server's workers get a state's fields by pickling (`server.botpool`): every cell of
+    """The server's workers get a state's fields by pickling (`server.work`): every cell of
     every position of the golden games comes back equal, of its own types, and equal cells as
     one object (`Cell.__reduce__`)."""
     import json

@@ -94,7 +94,7 @@ def test_small_load_run(processes: int, affinity: bool, capsys: pytest.CaptureFi
     for named, share in zip(by_name, report["workers_cpu_share"], strict=True):
         assert all(cores >= 0 for cores in named.values())
         assert abs(sum(named.values()) - share) <= 0.01 * len(named)
-    assert any("dp-bots" in named for named in by_name)
+    assert any("dp-work" in named for named in by_name)
     # Each server's loop's and the driver's wait for a CPU: a share of the period (a loop waits
     # only while it is ready to run: at most all of the time).
     waited = report["cpu_wait_share"]

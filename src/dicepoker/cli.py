@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from dicepoker.engine import GameState
 
 # Each command imports what it uses when it runs: this module is also what a spawned process of
-# `dicepoker serve` (a bot worker) imports first, as its main module, and it should stay light.
+# `dicepoker serve` (a worker process) imports first, as its main module, and it should stay light.
 VARIANT_LIST = ", ".join(VARIANTS)
 
 app = typer.Typer(

@@ -186,7 +186,7 @@ def _rule_tables(rules: Rules) -> RuleTables:
     )
 
 
-MEMO_SIZE = 4096  # lookups kept per rules (a bot worker plays many games)
+MEMO_SIZE = 4096  # lookups kept per rules (a server's worker plays many games)
 
 
 def _remember(tables: RuleTables, key: tuple[object, ...], make: Callable[[], A]) -> A:

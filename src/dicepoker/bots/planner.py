@@ -311,7 +311,7 @@ class Planner:
         else:
             move = plan.table.moves[int(plan.best_move[hand, doubled])]
         # The turn ends: its plan (about 0.4 MiB for a School sheet) is never asked for again. A
-        # server's bot worker keeps a bot per game, and would otherwise keep every last plan.
+        # server's worker keeps a bot per game, and would otherwise keep every last plan.
         self._key = self._plan = None
         return move
 

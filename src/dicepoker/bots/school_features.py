@@ -346,7 +346,7 @@ def compile_features() -> None:
     """From now on this process makes the School value's features with numba's compiled kernels
     (`school_kernels`: the same values, bit for bit, in about a third of the time), loaded at the
     first use. numba costs a process about 115 MiB, so only a process that spends most of its time
-    on the expert's decisions (a server's bot worker) asks for them."""
+    on the expert's decisions (a server's worker) asks for them."""
     _COMPILED[0] = True
 
 

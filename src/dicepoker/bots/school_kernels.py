@@ -18,7 +18,7 @@ rows are School rows, hard rows, have a star or count for the column's best, and
 keeps its star, come in as arrays that the engine's primitives built.
 
 numba costs a process about 115 MiB (its import and LLVM), so only processes that say so use
-these kernels (`school_features.compile_features`): a server's bot worker does, while the
+these kernels (`school_features.compile_features`): a server's worker does, while the
 server's own process (its advice and analyses) keeps the readable path.
 """
 

@@ -42,7 +42,7 @@ class Cell:
     joker: bool = False
 
     def __reduce__(self) -> tuple[object, tuple[str, int, bool, bool, int | None, bool]]:
-        # A state travels to the server's bot and forecast workers with each call: as plain
+        # A state travels to the server's workers with each call: as plain
         # values, a cell pickles in a third of the time and unpickles in a quarter of it
         # (a frozen dataclass with slots otherwise goes through `__getstate__`, its mark
         # through the enum's reduction, and `__init__` on the way back).
