@@ -61,7 +61,7 @@ from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_
 
 import load_servers
 from dicepoker.protocol import SUBPROTOCOLS, apply_changes, socket_protocols
-from dicepoker.server.store import create_database
+from dicepoker.server.storage.store import create_database
 from load_chances import ChancesTimes, chances_report
 from load_metrics import harvests, histograms, scrape
 from load_report import print_report

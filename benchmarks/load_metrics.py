@@ -1,5 +1,5 @@
 """The servers' own figures for `benchmarks/load.py --metrics`: each histogram of a server's
-`/metrics` (dicepoker.server.metrics) read before and after the measured period, and what it
+`/metrics` (dicepoker.server.runtime.metrics) read before and after the measured period, and what it
 recorded in between as a count, a p50 and a p99 (the upper bounds of the buckets that hold
 them): where a server's own time goes, beside the latency the driver measures."""
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 
-from dicepoker.server.lifeline import die_with_parent
-from dicepoker.server.store import drop_database
+from dicepoker.server.runtime.lifeline import die_with_parent
+from dicepoker.server.storage.store import drop_database
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))
 PROBLEMS = ("WARNING", "ERROR", "CRITICAL")  # the log levels `log_problems` counts

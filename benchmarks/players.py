@@ -2,8 +2,8 @@
 
 Fills a fresh database (SQLite in a temporary folder, or PostgreSQL with `--postgres URL`) with
 `--accounts` accounts, each with `--games` finished games (their seats, results and rating
-changes, in the `school-3` pool) and a rating, then times the reads of `dicepoker.server.history`
-(wall time, the best of `--repeat` runs, in milliseconds):
+changes, in the `school-3` pool) and a rating, then times the reads of
+`dicepoker.server.community.history` (wall time, the best of `--repeat` runs, in milliseconds):
 
 - `page`: one account's page: its first 20 games, its stats per pool, its ratings with their
   history (what `GET /api/players/{name}` reads);
@@ -28,8 +28,8 @@ from typing import Any
 
 from sqlalchemy import insert
 
-from dicepoker.server.history import History
-from dicepoker.server.models import (
+from dicepoker.server.community.history import History
+from dicepoker.server.storage.models import (
     AccountRow,
     GamePlayerRow,
     GameResultRow,
@@ -37,7 +37,7 @@ from dicepoker.server.models import (
     RatingChangeRow,
     RatingRow,
 )
-from dicepoker.server.store import Store, create_database
+from dicepoker.server.storage.store import Store, create_database
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 POOL = "school-3"

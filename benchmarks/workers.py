@@ -1,4 +1,4 @@
-"""What a call to a worker process costs the server's process: `dicepoker.server.workers`
+"""What a call to a worker process costs the server's process: `dicepoker.server.runtime.workers`
 against `concurrent.futures.ProcessPoolExecutor`, measured in the same run.
 
     python benchmarks/workers.py [--calls 3000]
@@ -23,7 +23,7 @@ from typing import Any
 
 import uvloop
 
-from dicepoker.server.workers import ProcessPool
+from dicepoker.server.runtime.workers import ProcessPool
 from load_servers import stat_cpu_seconds
 
 ARGUMENT = tuple(range(600))

@@ -11,10 +11,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from dicepoker.server.app import create_app
-from dicepoker.server.daily_store import DailyStore
 from dicepoker.server.services import Services
 from dicepoker.server.settings import Settings
+from dicepoker.server.storage.daily_store import DailyStore
+from dicepoker.site import create_app
 
 ORIGIN = {"origin": "http://testserver"}  # what a browser's page sends with a POST
 PASSWORD = "correct horse"

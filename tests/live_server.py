@@ -3,8 +3,8 @@
 Each server runs in a session (and process group) of its own, which its children (the bot
 worker, the resource tracker, the server processes of `--workers N`) share; stopping a server
 waits for the whole group to end, and kills what is left, so that no test leaves a process
-behind even where the server's own mechanism (dicepoker.server.lifeline) failed. That mechanism
-is proved on its own by tests/test_children.py.
+behind even where the server's own mechanism (dicepoker.server.runtime.lifeline) failed. That
+mechanism is proved on its own by tests/test_children.py.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from dicepoker.server.store import create_database, drop_database
+from dicepoker.server.storage.store import create_database, drop_database
 from processes import end_group
 
 DICEPOKER = str(Path(sys.executable).with_name("dicepoker"))

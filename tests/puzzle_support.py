@@ -24,8 +24,8 @@ from dicepoker.engine import ROLL, Roll
 from dicepoker.master.store import StoredEvent, StoredGame
 from dicepoker.record import Game
 from dicepoker.rules import get_rules
-from dicepoker.server.models import utcnow
-from dicepoker.server.store import Store
+from dicepoker.server.storage.models import utcnow
+from dicepoker.server.storage.store import Store
 from live_server import LiveServer
 
 BLUNDER = "score chance"

@@ -25,15 +25,15 @@ from dicepoker.master import GameMaster, MemoryStore, Refusal
 from dicepoker.master.seats import new_token
 from dicepoker.protocol import CLOSE_ABANDONED
 from dicepoker.record import check_record, load_record
-from dicepoker.server.ratings import unrated_why
-from dicepoker.server.store import (
+from dicepoker.server.community.ratings import unrated_why
+from dicepoker.server.storage.store import (
     ConflictError,
     Store,
     StoredEvent,
     StoredGame,
     alembic_config,
 )
-from dicepoker.server.store import database_url as async_url
+from dicepoker.server.storage.store import database_url as async_url
 from live_server import LiveServer, fresh_postgres_database, redis_url
 from ws_client import Player
 

@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from dicepoker.server.app import create_app
-from dicepoker.server.models import AccountRow
 from dicepoker.server.settings import Settings
-from dicepoker.server.store import Store
+from dicepoker.server.storage.models import AccountRow
+from dicepoker.server.storage.store import Store
+from dicepoker.site import create_app
 
 ORIGIN = {"origin": "http://testserver"}
 PASSWORD = "correct horse"

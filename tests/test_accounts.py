@@ -10,9 +10,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from dicepoker.server.accounts import COOKIE, DELETED_NAME
-from dicepoker.server.app import create_app
+from dicepoker.server.community.accounts import COOKIE, DELETED_NAME
 from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 from live_server import fresh_postgres_database
 
 ORIGIN = {"origin": "http://testserver"}

@@ -24,10 +24,10 @@ from dicepoker.cli import app
 from dicepoker.dice import SeededDice
 from dicepoker.master import GameMaster, Refusal, events
 from dicepoker.master.store import StoredEvent, StoredGame
-from dicepoker.server.accounts import DELETED_NAME, Account, Accounts
-from dicepoker.server.bus import CHANNEL
-from dicepoker.server.models import EventRow, GamePlayerRow
-from dicepoker.server.store import Store, head_revision
+from dicepoker.server.community.accounts import DELETED_NAME, Account, Accounts
+from dicepoker.server.runtime.bus import CHANNEL
+from dicepoker.server.storage.models import EventRow, GamePlayerRow
+from dicepoker.server.storage.store import Store, head_revision
 from live_server import fresh_postgres_database, redis_url
 
 T = TypeVar("T")

@@ -17,10 +17,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicepoker.record import replay
-from dicepoker.server import analysis as analysis_module
-from dicepoker.server.analysis import AnalysisCache
-from dicepoker.server.app import create_app
+from dicepoker.server.community import analysis as analysis_module
+from dicepoker.server.community.analysis import AnalysisCache
 from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 from security_support import GOLDEN
 
 SEATS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
@@ -142,8 +142,8 @@ WORKER_SCRIPT = """
 import asyncio, json, os, sys
 
 from dicepoker.master import Refusal
-from dicepoker.server.analysis import AnalysisCache
-from dicepoker.server.work import WorkQueue
+from dicepoker.server.community.analysis import AnalysisCache
+from dicepoker.server.runtime.work import WorkQueue
 
 
 async def main(record):
@@ -203,7 +203,8 @@ ADVICE_SCRIPT = """
 import asyncio, json, os, sys
 
 from dicepoker.record import replay
-from dicepoker.server.work import WorkQueue
+from dicepoker.server.community.analysis import advise
+from dicepoker.server.runtime.work import WorkQueue
 
 
 async def main(record):
@@ -211,7 +212,7 @@ async def main(record):
     replay(record, lambda state, action: seen.append(state))
     pool = WorkQueue(1)
     try:
-        answers = [await pool.advise(state) for state in (seen[-1], seen[-2])]
+        answers = [await pool.on_state(advise, state) for state in (seen[-1], seen[-2])]
         assert "numba" not in sys.modules, "numba was loaded in the server's process"
         workers = pool.pool.pids
         assert workers and os.getpid() not in workers

@@ -1,6 +1,6 @@
 """Background analyses (a puzzles' harvest, an account game's accuracy) run at the work
-queue's lowest priority (dicepoker.server.work), one at a time per process. The accuracies waiting
-hold their game's id only, in a bounded queue; what is left undone (a full queue, a stopped
+queue's lowest priority (dicepoker.server.runtime.work), one at a time per process. The accuracies
+waiting hold their game's id only, in a bounded queue; what is left undone (a full queue, a stopped
 process) the next start-up's sweep computes."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from daily_support import call, services_of
-from dicepoker.server import analysis as analysis_module
-from dicepoker.server.app import create_app
-from dicepoker.server.models import GameResultRow
+from dicepoker.server.community import analysis as analysis_module
 from dicepoker.server.settings import Settings
+from dicepoker.server.storage.models import GameResultRow
+from dicepoker.site import create_app
 from puzzle_support import PEOPLE, blunder_game, store_game
 
 PASSWORD = "correct horse"

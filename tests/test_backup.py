@@ -22,9 +22,9 @@ from typer.testing import CliRunner, Result
 
 from dicepoker.cli import app
 from dicepoker.master.store import StoredEvent, StoredGame
-from dicepoker.server.accounts import COOKIE
-from dicepoker.server.backup import BACKUP_ID
-from dicepoker.server.store import Store, alembic_config, head_revision
+from dicepoker.server.community.accounts import COOKIE
+from dicepoker.server.storage.backup import BACKUP_ID
+from dicepoker.server.storage.store import Store, alembic_config, head_revision
 from live_server import LiveServer, fresh_postgres_database
 from ws_client import Player
 

@@ -23,7 +23,8 @@ from playwright.sync_api import Browser, expect
 from sqlalchemy import select
 
 from browser_support import WORDS, OpenPerson, Person, artifacts_dir, number, people, screenshot
-from dicepoker.server.models import (
+from dicepoker.server.community.pools import shown_rating
+from dicepoker.server.storage.models import (
     AccountRow,
     GamePlayerRow,
     GameResultRow,
@@ -31,8 +32,7 @@ from dicepoker.server.models import (
     RatingChangeRow,
     RatingRow,
 )
-from dicepoker.server.pools import shown_rating
-from dicepoker.server.store import Store
+from dicepoker.server.storage.store import Store
 from live_server import LiveServer
 from test_browser_a11y import AXE, check
 

@@ -1,5 +1,5 @@
-"""The Redis bus (dicepoker.server.bus): messages reach the other processes in order, what is
-queued meanwhile in one pipeline, never their sender, and all of them on a graceful stop; leases
+"""The Redis bus (dicepoker.server.runtime.bus): messages reach the other processes in order, what
+is queued meanwhile in one pipeline, never their sender, and all of them on a graceful stop; leases
 have one holder at a time, renewed by asking Redis at least every half lease, not asked for while
 another process surely holds them, given back on a graceful stop. Two buses on the test Redis
 stand for two processes; a clock of the test's own says when half a lease has passed."""
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from dicepoker.master import events
-from dicepoker.server import bus
-from dicepoker.server.bus import ALIVE, LEASE, RedisBus
+from dicepoker.server.runtime import bus
+from dicepoker.server.runtime.bus import ALIVE, LEASE, RedisBus
 from live_server import redis_url
 
 LEASE_MS = 10_000

@@ -1,4 +1,5 @@
-"""The server's children end when the server dies, however it dies (dicepoker.server.lifeline).
+"""The server's children end when the server dies, however it dies
+(dicepoker.server.runtime.lifeline).
 
 A real server is made to start its bot worker (a game with a bot seat), its children are read from
 /proc, and the server alone is killed with SIGKILL: every child must then end by itself. The test
@@ -108,7 +109,7 @@ def test_the_portable_watch_ends_a_child_whose_parent_died() -> None:
     """Where the kernel sends no parent-death signal, the child's own watch thread ends it."""
     child = (
         "import os, signal\n"
-        "from dicepoker.server.lifeline import watch_parent\n"
+        "from dicepoker.server.runtime.lifeline import watch_parent\n"
         "parent = os.getppid()\n"
         "print(os.getpid(), flush=True)\n"
         "watch_parent(parent, signal.SIGKILL, interval=0.05)\n"
@@ -143,7 +144,7 @@ def test_a_child_whose_parent_died_before_it_bound_itself_ends_at_once() -> None
     it and the binding) ends at once, with the signal it asked for."""
     code = (
         "import os, signal\n"
-        "from dicepoker.server.lifeline import die_with_parent\n"
+        "from dicepoker.server.runtime.lifeline import die_with_parent\n"
         "die_with_parent(os.getppid() + 1, signal.SIGTERM)\n"
         "print('still running', flush=True)\n"
     )
@@ -155,7 +156,7 @@ def test_a_child_whose_parent_died_before_it_bound_itself_ends_at_once() -> None
 def test_a_bound_child_whose_parent_lives_runs_on() -> None:
     code = (
         "import os, signal\n"
-        "from dicepoker.server.lifeline import die_with_parent\n"
+        "from dicepoker.server.runtime.lifeline import die_with_parent\n"
         "die_with_parent(os.getppid(), signal.SIGTERM)\n"
         "print('still running', flush=True)\n"
     )

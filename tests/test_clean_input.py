@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 
 from dicepoker.protocol import MAX_NAME, clean_name, socket_protocols
 from dicepoker.record import RecordFormatError, load_record
-from dicepoker.server.app import create_app
 from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 from live_server import DICEPOKER
 from security_support import GOLDEN, assert_no_internals
 

@@ -1,5 +1,5 @@
-"""The garbage collector paced by the clock (dicepoker.server.collector): the young generation
-every tick, the older ones when their time has come, and nothing once closed."""
+"""The garbage collector paced by the clock (dicepoker.server.runtime.collector): the young
+generation every tick, the older ones when their time has come, and nothing once closed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import gc
 import weakref
 from collections.abc import Callable
 
-from dicepoker.server.collector import (
+from dicepoker.server.runtime.collector import (
     FULL_SECONDS,
     MIDDLE_SECONDS,
     OLD_GROWTH,

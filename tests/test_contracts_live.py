@@ -188,8 +188,8 @@ def test_every_error_answer_is_an_error_response(server: LiveServer) -> None:
 def test_models_are_what_the_server_imports() -> None:
     """One contract: the server builds its answers from these very classes."""
     from dicepoker.master import live, messages
-    from dicepoker.server import app
-    from dicepoker.server.routes import games, records, schema, socket, variants
+    from dicepoker.server.http import app
+    from dicepoker.server.http.routes import games, records, schema, socket, variants
 
     for module in (app, games, records, schema, socket, variants, live, messages):
         names = {name for name, value in vars(module).items() if isinstance(value, type)}

@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from dicepoker.record import replay
-from dicepoker.server.store import Store, StoredEvent
+from dicepoker.server.storage.store import Store, StoredEvent
 from live_server import LiveServer
 
 KILLS = int(os.environ.get("DICEPOKER_CRASH_KILLS", "50"))  # per database: 100 in all

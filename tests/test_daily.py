@@ -40,8 +40,8 @@ from dicepoker.daily import par
 from dicepoker.engine import totals
 from dicepoker.fair import VerifyResult, commitment, die, thrown_positions, verify_record
 from dicepoker.record import replay
-from dicepoker.server.accounts import DELETED_NAME
-from dicepoker.server.daily import preset_rules
+from dicepoker.server.community.accounts import DELETED_NAME
+from dicepoker.server.community.daily import preset_rules
 from dicepoker.tui.i18n import Words
 from dicepoker.tui.table_state import TableState
 from dicepoker.tui.widgets.info import fair_dice_lines

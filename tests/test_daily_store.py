@@ -32,8 +32,8 @@ from daily_support import (
     wait_par,
 )
 from dicepoker.rules import variant_names
-from dicepoker.server.daily_store import DailyStore
-from dicepoker.server.store import Store, alembic_config, database_url
+from dicepoker.server.storage.daily_store import DailyStore
+from dicepoker.server.storage.store import Store, alembic_config, database_url
 from live_server import LiveServer
 
 clock = pytest.fixture(clock_fixture, name="clock")

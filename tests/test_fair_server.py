@@ -27,7 +27,7 @@ from dicepoker.fair import (
     verify_record,
 )
 from dicepoker.record import replay
-from dicepoker.server.store import alembic_config, database_url
+from dicepoker.server.storage.store import alembic_config, database_url
 from fair_support import rolls_in
 from live_server import LiveServer, fresh_postgres_database
 from ws_client import Player

@@ -23,9 +23,9 @@ from websockets.sync.client import connect
 
 from dicepoker.engine import GameState, forced_action
 from dicepoker.record import replay
-from dicepoker.server.app import create_app
-from dicepoker.server.logs import JsonFormatter
+from dicepoker.server.runtime.logs import JsonFormatter
 from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 from live_server import LiveServer, fresh_postgres_database, nowhere_port, redis_url
 from tcp_proxy import TcpProxy
 from ws_client import Player
@@ -245,7 +245,7 @@ def test_the_collectors_pauses_are_timed_while_the_loop_is_watched() -> None:
     `watch_loop` to `close`, and closing lets go of the callback (several apps in one process)."""
     import gc
 
-    from dicepoker.server.metrics import Metrics
+    from dicepoker.server.runtime.metrics import Metrics
 
     metrics = Metrics()
 

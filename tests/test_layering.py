@@ -3,7 +3,8 @@
 - Nothing outside `dicepoker.rules` names a variant (a game's kind is data: the interfaces read
   `rules_view`, the server reads the rules' blocks).
 - The web pages, the server and the terminal client do not assume five dice or six faces.
-- The terminal client imports nothing from the server or the web app.
+- The terminal client imports nothing from the server or the web app; the server imports
+  nothing of the web pages, and its rooms import only the rooms below them.
 - The tests read nothing outside the repository (a user's clone has nothing beside it), and no
   machine's paths are written into the code or the docs.
 """
@@ -14,6 +15,8 @@ import ast
 import re
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from dicepoker.rules import VARIANTS
 
@@ -119,9 +122,9 @@ def test_interfaces_read_the_number_of_dice() -> None:
     assert not found, "five dice or six faces assumed:\n" + "\n".join(found)
 
 
-def test_terminal_client_does_not_import_the_server_or_the_web_app() -> None:
-    found = []
-    for path in python_files(SRC / "tui"):
+def imports(root: Path) -> Iterator[tuple[str, str]]:
+    """Each module a source file under `root` imports: (file:line, module)."""
+    for path in python_files(root):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 modules = [node.module or ""]
@@ -130,8 +133,51 @@ def test_terminal_client_does_not_import_the_server_or_the_web_app() -> None:
             else:
                 continue
             for module in modules:
-                if module.startswith(("dicepoker.server", "dicepoker.web")):
-                    found.append(f"{relative(path)}:{node.lineno}: {module}")
+                yield f"{relative(path)}:{node.lineno}", module
+
+
+def test_terminal_client_does_not_import_the_server_or_the_web_app() -> None:
+    found = [
+        f"{where}: {module}"
+        for where, module in imports(SRC / "tui")
+        if module.startswith(("dicepoker.server", "dicepoker.web"))
+    ]
+    assert not found, "\n".join(found)
+
+
+#: What each room of the server may import of the others (dicepoker.server's docstring): the
+#: imports run one way, from the transport down to what is stored and what runs.
+ROOMS_BELOW = {
+    "http": {"community", "storage", "runtime"},
+    "community": {"storage", "runtime"},
+    "storage": set(),
+    "runtime": set(),
+}
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS_BELOW))
+def test_a_server_room_imports_only_the_rooms_below_it(room: str) -> None:
+    allowed = {room, *ROOMS_BELOW[room]}
+    found = []
+    for where, module in imports(SRC / "server" / room):
+        parts = module.split(".")
+        if parts[:2] != ["dicepoker", "server"] or len(parts) < 3:
+            continue
+        other_room = parts[2] in ROOMS_BELOW and parts[2] not in allowed
+        wiring = parts[2] in ("services", "settings") and room != "http"  # (above the rooms)
+        if other_room or wiring:
+            found.append(f"{where}: {module}")
+    assert not found, "\n".join(found)
+
+
+def test_the_server_never_imports_the_web_pages() -> None:
+    """The pages use the server's services; the server knows nothing of them (dicepoker.site
+    puts the two together)."""
+    found = [
+        f"{where}: {module}"
+        for where, module in imports(SRC / "server")
+        if module.startswith(("dicepoker.web", "dicepoker.site"))
+    ]
     assert not found, "\n".join(found)
 
 

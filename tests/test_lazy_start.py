@@ -17,8 +17,8 @@ from sqlalchemy import insert
 
 from dicepoker.fair import commitment, new_seed
 from dicepoker.master.seats import new_token
-from dicepoker.server.models import GameRow
-from dicepoker.server.store import Store
+from dicepoker.server.storage.models import GameRow
+from dicepoker.server.storage.store import Store
 from live_server import LiveServer
 from ws_client import Player
 

@@ -1,6 +1,6 @@
 """A server process whose parent died ends even when it does not handle the signal it is sent
-(dicepoker.server.lifeline: a stuck event loop never runs SIGTERM's handler), and one that does
-handle it is given the time to stop by itself first."""
+(dicepoker.server.runtime.lifeline: a stuck event loop never runs SIGTERM's handler), and one that
+does handle it is given the time to stop by itself first."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def _orphaned_child(ignores_sigterm: bool, kill_after: float) -> list[str]:
     pid and waits to be killed; the child ignores SIGTERM (as a stuck server would) or not."""
     child = (
         "import os, signal, time\n"
-        "from dicepoker.server.lifeline import die_with_parent\n"
+        "from dicepoker.server.runtime.lifeline import die_with_parent\n"
         f"die_with_parent(os.getppid(), signal.SIGTERM, kill_after={kill_after})\n"
         + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignores_sigterm else "")
         + "print(os.getpid(), flush=True)\n"
@@ -71,7 +71,7 @@ def test_a_stop_that_hangs_after_sigterm_is_ended_by_sigkill() -> None:
     uvicorn's does, while the stop never comes), and SIGKILL ends the process after the bound."""
     child = (
         "import os, signal, time\n"
-        "from dicepoker.server.lifeline import stop_within\n"
+        "from dicepoker.server.runtime.lifeline import stop_within\n"
         "signal.signal(signal.SIGTERM, lambda signum, frame: print('stopping', flush=True))\n"
         "stop_within(0.5)\n"
         "print(os.getpid(), flush=True)\n"

@@ -447,7 +447,7 @@ def test_bots_think_in_a_worker_process_that_is_replaced_when_it_dies() -> None:
     async def scenario() -> None:
         from dicepoker.engine import apply, legal_actions, new_game
         from dicepoker.rules import get_rules
-        from dicepoker.server.work import WorkQueue
+        from dicepoker.server.runtime.work import WorkQueue
 
         pool = WorkQueue(1)
         try:
@@ -480,7 +480,8 @@ def test_the_work_queue_answers_chances_and_hints_from_its_first_call() -> None:
     async def scenario() -> None:
         from dicepoker.engine import new_game
         from dicepoker.rules import get_rules
-        from dicepoker.server.work import WorkQueue
+        from dicepoker.server.community.analysis import advise
+        from dicepoker.server.runtime.work import WorkQueue
         from dicepoker.winprob import win_probability
 
         pool = WorkQueue(1)
@@ -488,7 +489,7 @@ def test_the_work_queue_answers_chances_and_hints_from_its_first_call() -> None:
             state = new_game(get_rules("poker-dice"), ["a", "b"])
             chances = await pool.chances(state, (None, "greedy"))
             assert chances == win_probability(state, (None, "greedy"))
-            advice = await pool.advise(state)
+            advice = await pool.on_state(advise, state)
             assert advice
             await pool.drained()
             assert pool.pool.waiting() == 0

@@ -168,7 +168,7 @@ def test_a_process_stopping_gracefully_hands_its_bots_over_at_once() -> None:
     at once, not when the lease would have run out (two minutes here)."""
     import redis
 
-    from dicepoker.server.bus import LEASE
+    from dicepoker.server.runtime.bus import LEASE
 
     database = fresh_postgres_database()
     servers = [LiveServer(database, redis=redis_url(), lease_ms=120_000).start() for _ in "ab"]

@@ -43,10 +43,10 @@ from dicepoker.rules import (
     get_rules,
 )
 from dicepoker.rules.model import AutoPlay, UpperBonus
-from dicepoker.server.app import create_app
-from dicepoker.server.pools import rating_pools
+from dicepoker.server.community.pools import rating_pools
 from dicepoker.server.settings import Settings
 from dicepoker.simulate import play_game
+from dicepoker.site import create_app
 
 NAME = "practice"
 ORIGIN = {"origin": "http://testserver"}

@@ -18,8 +18,8 @@ from jsonschema import Draft202012Validator
 
 from dicepoker.master.messages import RESYNC
 from dicepoker.protocol import ws_schema
-from dicepoker.server.app import create_app
 from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 from live_server import LiveServer
 from ws_client import Player
 

@@ -1,4 +1,4 @@
-"""A game WebSocket's outbox (dicepoker.server.outbox): a message goes out at once when nothing
+"""A game WebSocket's outbox (dicepoker.server.http.outbox): a message goes out at once when nothing
 waits before it; one that must wait for the socket holds back everything after it, which the
 writer then sends in order; a closed connection drops what comes; a real server's socket whose
 reader stops reading gets its messages in order (or is told to resync), never out of order."""
@@ -16,7 +16,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from websockets.sync.client import connect
 from websockets.typing import Subprotocol
 
-from dicepoker.server.outbox import Outbox
+from dicepoker.server.http.outbox import Outbox
 from live_server import LiveServer
 from security_support import catch_up, humans
 from ws_client import Player

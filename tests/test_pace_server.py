@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from dicepoker.protocol import server_message, socket_protocols
-from dicepoker.server.app import create_app
 from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 
 SEATS = [
     {"kind": "human", "name": "Ana"},

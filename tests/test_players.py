@@ -13,17 +13,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicepoker.ratings import Rating, pools, shown
-from dicepoker.server.accounts import Accounts
-from dicepoker.server.app import create_app
-from dicepoker.server.models import (
+from dicepoker.server.community.accounts import Accounts
+from dicepoker.server.community.pools import rating_pools, shown_rating
+from dicepoker.server.settings import Settings
+from dicepoker.server.storage.models import (
     GamePlayerRow,
     GameResultRow,
     GameRow,
     RatingChangeRow,
     RatingRow,
 )
-from dicepoker.server.pools import rating_pools, shown_rating
-from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 from live_server import fresh_postgres_database
 
 ORIGIN = {"origin": "http://testserver"}

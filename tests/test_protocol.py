@@ -351,7 +351,7 @@ def test_dice_checks_are_dice_checks() -> None:
 
 
 def test_the_record_import_body_is_documented(tmp_path: Path) -> None:
-    from dicepoker.server.app import Settings, create_app
+    from dicepoker.site import Settings, create_app
 
     openapi = create_app(Settings(database=str(tmp_path / "games.db"))).openapi()
     body = openapi["paths"]["/api/records"]["post"]["requestBody"]

@@ -29,11 +29,9 @@ from dicepoker.advisor import advise
 from dicepoker.master.tasks import Recent
 from dicepoker.record import replay
 from dicepoker.rules import get_rules
-from dicepoker.server import analysis as analysis_module
-from dicepoker.server import puzzles as puzzles_module
-from dicepoker.server.app import create_app
-from dicepoker.server.models import PuzzleHarvestRow, PuzzleRow
-from dicepoker.server.puzzles import (
+from dicepoker.server.community import analysis as analysis_module
+from dicepoker.server.community import puzzles as puzzles_module
+from dicepoker.server.community.puzzles import (
     GOOD_SHARE,
     THRESHOLD_SHARE,
     cut,
@@ -43,7 +41,9 @@ from dicepoker.server.puzzles import (
     threshold,
 )
 from dicepoker.server.settings import Settings
-from dicepoker.server.store import Store, alembic_config, database_url
+from dicepoker.server.storage.models import PuzzleHarvestRow, PuzzleRow
+from dicepoker.server.storage.store import Store, alembic_config, database_url
+from dicepoker.site import create_app
 from puzzle_support import BEST, BLUNDER, PEOPLE, blunder_game, store_game
 
 GAME = "blunder1"

@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from dicepoker.ratings import RatedSeat, anchor, default_rating, rate_game, shown
-from dicepoker.server.app import create_app
-from dicepoker.server.models import GameResultRow, RatingRow
 from dicepoker.server.settings import Settings
+from dicepoker.server.storage.models import GameResultRow, RatingRow
+from dicepoker.site import create_app
 from live_server import fresh_postgres_database
 
 ORIGIN = {"origin": "http://testserver"}

@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 
 from dicepoker.fair import RECORD_KEY, verify_record
 from dicepoker.record import RecordEndError, check_record
-from dicepoker.server.app import create_app
 from dicepoker.server.settings import Settings
+from dicepoker.site import create_app
 from fair_support import play_fair
 from live_server import DICEPOKER
 from security_support import GOLDEN

@@ -13,9 +13,9 @@ from sqlalchemy import Select, select, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from dicepoker.master.store import StoredEvent, StoredGame
-from dicepoker.server.models import EventRow, GameRow
-from dicepoker.server.store import Store, alembic_config
-from dicepoker.server.store import database_url as async_url
+from dicepoker.server.storage.models import EventRow, GameRow
+from dicepoker.server.storage.store import Store, alembic_config
+from dicepoker.server.storage.store import database_url as async_url
 
 
 def _ask(url: str, query: str) -> list[Any]:
@@ -98,13 +98,13 @@ def test_a_games_events_are_read_and_deleted_through_the_one_index(database: str
 
 
 def test_the_models_declare_the_indexes_the_migrations_make(tmp_path: Any) -> None:
-    """The tables' indexes in the models (`server/models.py`) are those the migrations make:
+    """The tables' indexes in the models (`server/storage/models.py`) are those the migrations make:
     nothing to add or drop in either direction (Alembic's comparison, indexes only)."""
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
     from sqlalchemy import create_engine
 
-    from dicepoker.server.models import Base
+    from dicepoker.server.storage.models import Base
 
     url = async_url(str(tmp_path / "games.db"))
     command.upgrade(alembic_config(url), "head")

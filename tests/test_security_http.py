@@ -175,12 +175,12 @@ def test_errors_never_show_internals(server: LiveServer) -> None:
 
 def test_an_unexpected_error_is_a_plain_500(tmp_path: Path) -> None:
     """The catch-all handler: a crash answers a generic message, with the security headers."""
-    from dicepoker.server.app import Settings, create_app
+    from dicepoker.site import Settings, create_app
 
     app = create_app(Settings(database=str(tmp_path / "crash.db"), bot_delay=0))
 
     async def crash() -> None:
-        raise RuntimeError("SELECT secret FROM /src/dicepoker/server/store.py")
+        raise RuntimeError("SELECT secret FROM /src/dicepoker/server/storage/store.py")
 
     app.add_api_route("/api/crash", crash)
     with TestClient(app, raise_server_exceptions=False) as client:
@@ -195,7 +195,7 @@ def test_an_unexpected_error_is_a_plain_500(tmp_path: Path) -> None:
 
 def test_token_buckets() -> None:
     """The limiters' arithmetic, on a clock of their own."""
-    from dicepoker.server.security import ClientLimiter, SocketLimiter, TokenBucket, Verdict
+    from dicepoker.server.http.security import ClientLimiter, SocketLimiter, TokenBucket, Verdict
 
     bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
     assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]

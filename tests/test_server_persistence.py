@@ -93,7 +93,7 @@ def test_head_revision_is_alembics_head() -> None:
     """The start-up shortcut (no Alembic when the schema is current) reads the same head."""
     from alembic.script import ScriptDirectory
 
-    from dicepoker.server.store import alembic_config, head_revision
+    from dicepoker.server.storage.store import alembic_config, head_revision
 
     config = alembic_config("sqlite+aiosqlite://")
     assert head_revision() == ScriptDirectory.from_config(config).get_current_head()

@@ -17,11 +17,11 @@ from argon2 import PasswordHasher
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-import dicepoker.server.accounts as accounts_module
+import dicepoker.server.community.accounts as accounts_module
 from dicepoker.cli import app
-from dicepoker.server.accounts import PURGE_EVERY, SESSION_DAYS, Accounts, hash_session
-from dicepoker.server.models import SessionRow
-from dicepoker.server.store import Store
+from dicepoker.server.community.accounts import PURGE_EVERY, SESSION_DAYS, Accounts, hash_session
+from dicepoker.server.storage.models import SessionRow
+from dicepoker.server.storage.store import Store
 from live_server import fresh_postgres_database
 
 T = TypeVar("T")

@@ -1,4 +1,4 @@
-"""A big job never stalls a server (dicepoker.server.workers), and a server always stops.
+"""A big job never stalls a server (dicepoker.server.runtime.workers), and a server always stops.
 
 An adversarial review imported a record of about 300 KB (a one-turn yahtzee record with a long
 extra key) and asked for its analysis: the whole pickled call was written at once to the analysis
@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from dicepoker.server.lifeline import GRACEFUL_STOP_SECONDS
+from dicepoker.server.runtime.lifeline import GRACEFUL_STOP_SECONDS
 from live_server import LiveServer, fresh_postgres_database, redis_url
 from processes import Proc, descendants, group, wait_ended
 
@@ -39,8 +39,8 @@ BIG_RECORD = {
 }
 GOLDEN = Path(__file__).parent / "golden" / "spec_examples"
 #: How long a stopped server may take to end: uvicorn's bounded graceful shutdown
-#: (dicepoker.server.lifeline.GRACEFUL_STOP_SECONDS) and the app's own shutdown, with room for a
-#: loaded machine.
+#: (dicepoker.server.runtime.lifeline.GRACEFUL_STOP_SECONDS) and the app's own shutdown, with room
+#: for a loaded machine.
 STOP_BOUND = 30.0
 #: How long `/livez` may take to answer on a loaded machine while analyses run.
 LIVE_BOUND = 10.0

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from dicepoker.server.batch_sql import SQLITE_BATCH, advance_games
-from dicepoker.server.store import (
+from dicepoker.server.storage.batch_sql import SQLITE_BATCH, advance_games
+from dicepoker.server.storage.store import (
     ConflictError,
     Store,
     StoredEvent,
@@ -122,7 +122,7 @@ def test_a_connection_that_died_while_idle_is_replaced(monkeypatch: pytest.Monke
     """PostgreSQL connections are pinged only when they sat unused (not at every checkout): one
     that died meanwhile (a database restart, a proxy's timeout) is replaced, and the store's
     next operation works."""
-    import dicepoker.server.store as store_module
+    import dicepoker.server.storage.store as store_module
 
     database = fresh_postgres_database()
 
@@ -246,7 +246,7 @@ def test_the_writer_keeps_one_connection_for_a_run_of_batches() -> None:
 
 _MIGRATE = """
 import asyncio, sys
-from dicepoker.server.store import Store
+from dicepoker.server.storage.store import Store
 
 async def main(url: str) -> None:
     store = Store(url)

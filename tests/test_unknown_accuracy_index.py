@@ -11,9 +11,9 @@ from alembic import command
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from dicepoker.server.results import unknown_query
-from dicepoker.server.store import alembic_config
-from dicepoker.server.store import database_url as async_url
+from dicepoker.server.community.results import unknown_query
+from dicepoker.server.storage.store import alembic_config
+from dicepoker.server.storage.store import database_url as async_url
 
 
 def _plan(url: str, game_id: str | None) -> str:

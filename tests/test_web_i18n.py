@@ -31,7 +31,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     """The real app when the server package is there, else an app with just the pages."""
     try:
-        from dicepoker.server.app import Settings, create_app
+        from dicepoker.site import Settings, create_app
     except ImportError:
         app = FastAPI()
         app.include_router(pages.router)

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from dicepoker import i18n
 from dicepoker.rules.variants import VARIANTS
-from dicepoker.server.app import Settings, create_app
-from dicepoker.server.caching import IMMUTABLE, SHORT
+from dicepoker.server.http.caching import IMMUTABLE, SHORT
+from dicepoker.site import Settings, create_app
 from dicepoker.web import pages
 from test_web_i18n import WEB, used_msgids
 

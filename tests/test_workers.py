@@ -1,6 +1,6 @@
-"""The server's one work queue (dicepoker.server.workers): answers and errors come back to their
-calls, calls wait for a free worker by priority, first come first served within one, under each
-priority's limit, and go to it in batches of one write, to their affinity's worker when it is
+"""The server's one work queue (dicepoker.server.runtime.workers): answers and errors come back to
+their calls, calls wait for a free worker by priority, first come first served within one, under
+each priority's limit, and go to it in batches of one write, to their affinity's worker when it is
 free; a call of megabytes, or its answer, never stops the event loop; a call that kills its
 worker fails alone, one that cannot travel or is too big fails at once; a closed pool leaves no
 process behind."""
@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 import uvloop
 
-from dicepoker.server import workers as workers_module
-from dicepoker.server.workers import (
+from dicepoker.server.runtime import workers as workers_module
+from dicepoker.server.runtime.workers import (
     BATCH,
     MAX_JOB_BYTES,
     JobTooLarge,

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 import typer
 
 if TYPE_CHECKING:
-    from dicepoker.server.accounts import Account, Accounts
-    from dicepoker.server.bus import RedisBus
-    from dicepoker.server.store import Store
+    from dicepoker.server.community.accounts import Account, Accounts
+    from dicepoker.server.runtime.bus import RedisBus
+    from dicepoker.server.storage.store import Store
 
 T = TypeVar("T")
 #: What a game id can be (as the pages' addresses take it): anything else is no game.
@@ -73,9 +73,9 @@ def on_database(database: str | None, work: Callable[[Store, Accounts], Awaitabl
     from sqlalchemy.exc import SQLAlchemyError
 
     from dicepoker.master import Refusal
-    from dicepoker.server.accounts import Accounts
+    from dicepoker.server.community.accounts import Accounts
     from dicepoker.server.settings import default_database
-    from dicepoker.server.store import Store, database_url
+    from dicepoker.server.storage.store import Store, database_url
 
     url = database_url(database or default_database())
     if url.startswith("sqlite"):
@@ -120,7 +120,7 @@ class Servers:
         """Connect before anything changes: an unreachable Redis changes nothing."""
         if self.redis_url is None:
             return
-        from dicepoker.server.bus import RedisBus
+        from dicepoker.server.runtime.bus import RedisBus
 
         bus = RedisBus(self.redis_url)
         try:
@@ -234,7 +234,7 @@ def reset_password_command(
     """Give an account a new password (asked twice, not shown); its sessions all end."""
 
     async def work(_store: Store, accounts: Accounts) -> str:
-        from dicepoker.server.accounts import check_password
+        from dicepoker.server.community.accounts import check_password
 
         account = await account_named(accounts, name)
         if password_file is not None:
@@ -256,7 +256,7 @@ def delete_account_command(
     """Delete an account, its sessions and ratings; its games stay, its seats renamed."""
 
     async def work(_store: Store, accounts: Accounts) -> str:
-        from dicepoker.server.accounts import DELETED_NAME
+        from dicepoker.server.community.accounts import DELETED_NAME
 
         account = await account_named(accounts, name)
         if not yes:

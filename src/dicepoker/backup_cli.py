@@ -1,6 +1,6 @@
 """`dicepoker backup FILE` and `dicepoker restore FILE`: the server's database into one file and
-back (docs/deploy.md, "Backups"; the work is in dicepoker.server.backup, imported when a command
-runs, as the other server commands do)."""
+back (docs/deploy.md, "Backups"; the work is in dicepoker.server.storage.backup, imported when a
+command runs, as the other server commands do)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def _plural(count: int, word: str) -> str:
 
 def backup_command(file: BackupFile, database: Database = None) -> None:
     """Back the server's database up into FILE (one SQLite file), also while it serves."""
-    from dicepoker.server.backup import BackupError, backup
     from dicepoker.server.settings import default_database
+    from dicepoker.server.storage.backup import BackupError, backup
 
     try:
         made = backup(database or default_database(), file)
@@ -43,8 +43,8 @@ def restore_command(
     ] = False,
 ) -> None:
     """Restore the server's database from a backup (stop the server first), then migrate it."""
-    from dicepoker.server.backup import BackupError, restore
     from dicepoker.server.settings import default_database
+    from dicepoker.server.storage.backup import BackupError, restore
 
     try:
         found = restore(file, database or default_database(), force=force)

@@ -3,8 +3,8 @@
 Every preset (each variant with its default options) has one solitaire challenge a day. Its
 seed is the day's, shared by every game of that preset on that day, so that the same keeps give
 everyone the same dice (docs/fair-dice.md); the par is the final score of the expert playing
-those dice once. The server keeps the seeds and the games (dicepoker.server.daily); this module
-keeps no state.
+those dice once. The server keeps the seeds and the games (dicepoker.server.community.daily); this
+module keeps no state.
 """
 
 from __future__ import annotations

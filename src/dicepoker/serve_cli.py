@@ -157,11 +157,11 @@ def serve_command(
     """Start the web app (games, lobby, API, WebSocket) with its database migrated."""
     import uvicorn
 
-    from dicepoker.server.app import SETTINGS_ENV, Settings, create_app, default_database
-    from dicepoker.server.lifeline import GRACEFUL_STOP_SECONDS, PARENT_ENV
-    from dicepoker.server.logs import json_log_config
-    from dicepoker.server.store import database_url
-    from dicepoker.server.timeouts import header_deadline
+    from dicepoker.server.http.timeouts import header_deadline
+    from dicepoker.server.runtime.lifeline import GRACEFUL_STOP_SECONDS, PARENT_ENV
+    from dicepoker.server.runtime.logs import json_log_config
+    from dicepoker.server.storage.store import database_url
+    from dicepoker.site import SETTINGS_ENV, Settings, create_app, default_database
 
     proxies = trusted_proxies(forwarded_allow_ips)
     settings = Settings(
@@ -196,12 +196,12 @@ def serve_command(
         "ws_max_size": 64 * 1024,
         "ws_per_message_deflate": False,
         # A connection must send its headers within --header-timeout (uvicorn has no such
-        # deadline: dicepoker.server.timeouts), and is closed after --keep-alive idle seconds.
+        # deadline: dicepoker.server.http.timeouts), and is closed after --keep-alive idle seconds.
         "http": header_deadline(header_timeout),
         "timeout_keep_alive": keep_alive,
         # A stop (SIGTERM, a deploy, the supervisor's death) waits this long for the requests
         # running, then cancels them: an analysis may take tens of seconds, and a stop that
-        # waited for every request could wait for ever (dicepoker.server.lifeline).
+        # waited for every request could wait for ever (dicepoker.server.runtime.lifeline).
         "timeout_graceful_shutdown": GRACEFUL_STOP_SECONDS,
         # Given explicitly: uvicorn would otherwise trust 127.0.0.1 (or $FORWARDED_ALLOW_IPS
         # as uvicorn reads it), letting any local process name the client address.
@@ -216,11 +216,11 @@ def serve_command(
         uvicorn.run(create_app(settings), host=host, port=port, **options)
         return
     # Each server process builds its own app from the same settings, and ends when this
-    # supervisor dies, however it dies (dicepoker.server.lifeline).
+    # supervisor dies, however it dies (dicepoker.server.runtime.lifeline).
     os.environ[SETTINGS_ENV] = settings.to_json()
     os.environ[PARENT_ENV] = str(os.getpid())
     uvicorn.run(
-        "dicepoker.server.lifeline:worker_app",
+        "dicepoker.site:worker_app",
         factory=True,
         host=host,
         port=port,

@@ -154,7 +154,7 @@ class Broadcaster:
         """A new subscriber; `seat`: the seat and token its connection holds, if any; `whole`:
         told each event's whole view (`dicepoker.v1`) rather than what it changed; `queue`:
         where its messages go (by default a new queue of QUEUE_SIZE; a web socket's sends
-        them at once when it can: dicepoker.server.outbox)."""
+        them at once when it can: dicepoker.server.http.outbox)."""
         queue = asyncio.Queue(QUEUE_SIZE) if queue is None else queue
         live.subscribers.add(queue)
         if seat is not None:

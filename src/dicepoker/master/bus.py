@@ -1,8 +1,8 @@
 """How a process hears of other processes' moves, and who drives a game's bots and clock.
 
 One process needs neither (`LocalBus`). Several processes serving the same games tell each
-other over a shared bus (the web app's Redis bus, dicepoker.server.bus): every committed event
-of a game another process holds too is published on the game's channel, and every process that
+other over a shared bus (the web app's Redis bus, dicepoker.server.runtime.bus): every committed
+event of a game another process holds too is published on the game's channel, and every process that
 holds the game applies it and tells its own clients (who holds what: `Broadcaster.heard`).
 Messages are the typed ones of `dicepoker.master.events`, each with its sender's `origin` (its
 `process_id`). The bus only *tells*; the store

@@ -2,8 +2,8 @@
 messages (the shape of lila-ws's `LilaIn`/`LilaOut`), parsed in one place.
 
 The broadcaster builds them, the bus (`dicepoker.master.bus`; Redis between processes:
-`dicepoker.server.bus`) carries them as JSON, and `GameMaster.follow` acts on each kind. Each
-says what happened to one game (the channel it travels on names the game) and who said it
+`dicepoker.server.runtime.bus`) carries them as JSON, and `GameMaster.follow` acts on each kind.
+Each says what happened to one game (the channel it travels on names the game) and who said it
 (`origin`, the sender's `process_id`, set by the bus as it publishes).
 
 A message of a kind this version does not know, or with a field it does not expect, is refused

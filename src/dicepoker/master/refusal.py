@@ -1,7 +1,7 @@
 """Refusals: an intent or request that changes nothing, with a stable `code` and a reason.
 
 A refusal never carries an HTTP status: the master knows no transport. The web app maps codes
-to statuses in one table (`dicepoker.server.errors`); the WebSocket sends the code as it is.
+to statuses in one table (`dicepoker.server.http.errors`); the WebSocket sends the code as it is.
 """
 
 from __future__ import annotations

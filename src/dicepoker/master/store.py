@@ -4,7 +4,7 @@ The rule: event n + 1 of a game is committed only by a writer that saw the game 
 (`append(..., expected_seq=n, ...)`); any other writer gets `ConflictError`. A game's state is
 never stored as such: it is the replay of its events through the engine. `MemoryStore`
 (dicepoker.master.memory) keeps this in memory; the web app's SQL store
-(dicepoker.server.store) in SQLite or PostgreSQL.
+(dicepoker.server.storage.store) in SQLite or PostgreSQL.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the routes of one web app share: its store, its game master and the master's helpers
 (bot driver, turn clock), its rate limiters (shared through Redis when there is one:
-server/limits.py) and its analysis cache.
+server/http/limits.py) and its analysis cache.
 
 `Services.build` wires the master to the SQL store, the Redis bus (or the local one), its
 watchers (bots, clock, chances, results, puzzles) and the work queue over the worker processes;
@@ -30,25 +30,26 @@ from dicepoker.master import (
 )
 from dicepoker.master.chances import ChancesWatcher, Forecast
 from dicepoker.master.live import utcnow
-from dicepoker.server.accounts import Accounts
-from dicepoker.server.analysis import (
+from dicepoker.server.community.accounts import Accounts
+from dicepoker.server.community.analysis import (
     Advising,
     AnalysisCache,
     Runner,
+    advise,
     advise_in_thread,
     in_thread,
 )
-from dicepoker.server.bus import make_bus
-from dicepoker.server.daily import DailyService, ParRunner, par_in_thread
-from dicepoker.server.limits import RateLimiter, SharedRedis, SocketCap
-from dicepoker.server.metrics import Metrics, MovesCounted, TimedThinker
-from dicepoker.server.puzzles import Puzzles
-from dicepoker.server.ratings import RatingBook
-from dicepoker.server.results import Results
-from dicepoker.server.security import RateLimited
+from dicepoker.server.community.daily import DailyService, ParRunner, par_in_thread
+from dicepoker.server.community.puzzles import Puzzles
+from dicepoker.server.community.ratings import RatingBook
+from dicepoker.server.community.results import Results
+from dicepoker.server.http.limits import RateLimiter, SharedRedis, SocketCap
+from dicepoker.server.http.security import RateLimited
+from dicepoker.server.runtime.bus import make_bus
+from dicepoker.server.runtime.metrics import Metrics, MovesCounted, TimedThinker
+from dicepoker.server.runtime.work import WorkQueue
 from dicepoker.server.settings import Settings
-from dicepoker.server.store import Store
-from dicepoker.server.work import WorkQueue
+from dicepoker.server.storage.store import Store
 
 
 class PoolThinker:
@@ -73,6 +74,15 @@ async def chances_in_thread(
     from dicepoker.winprob import forecast
 
     return await asyncio.to_thread(forecast, state, levels)
+
+
+def advising_in(pool: WorkQueue) -> Advising:
+    """The advisor's values computed in the work queue, ahead of the bots and the chances."""
+
+    async def advising(state: GameState) -> dict[str, Any]:
+        return await pool.on_state(advise, state)
+
+    return advising
 
 
 def pool_par(pool: WorkQueue) -> ParRunner:
@@ -114,7 +124,7 @@ class Services:
     sockets: SocketCap = field(default_factory=lambda: SocketCap(0, None))
     shared: SharedRedis | None = None
     analyses: AnalysisCache = field(default_factory=AnalysisCache)
-    # Where a hint is computed (`WorkQueue.advise` with worker processes).
+    # Where a hint is computed (a worker process, at a person's priority, where there are).
     advising: Advising = advise_in_thread
     # The work queue over the worker processes (None: threads of this process).
     work: WorkQueue | None = None
@@ -154,7 +164,7 @@ class Services:
         return cls(
             settings=settings,
             analyses=analyses,
-            advising=pool.advise if pool is not None else advise_in_thread,
+            advising=advising_in(pool) if pool is not None else advise_in_thread,
             work=pool,
             ratings=ratings,
             results=results,

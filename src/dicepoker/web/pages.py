@@ -26,7 +26,7 @@ from markdown_it import MarkdownIt
 
 from dicepoker import i18n
 from dicepoker.rules import DEFAULT_VARIANT, variant_names
-from dicepoker.server.accounts import DELETED_NAME, NAME_MAX, Account, optional_account
+from dicepoker.server.community.accounts import DELETED_NAME, NAME_MAX, Account, optional_account
 
 HERE: Final = Path(__file__).resolve().parent
 STATIC_DIR: Final = HERE / "static"
@@ -67,7 +67,7 @@ def _static_version() -> str:
 
 
 STATIC_VERSION: Final = _static_version()
-#: Where the pages load their static files from: a versioned path (server/caching.py), so that
+#: Where the pages load their static files from: a versioned path (server/http/caching.py), so that
 #: the page scripts' relative imports carry the version too.
 STATIC_PREFIX: Final = f"/static/v/{STATIC_VERSION}"
 
@@ -222,7 +222,7 @@ async def not_found_page(request: Request) -> HTMLResponse:
     )
 
 
-# --- the account pages (the API is server/routes/accounts.py) ------------------------------
+# --- the account pages (the API is server/http/routes/accounts.py) ------------------------------
 
 
 def _redirect(url: str) -> RedirectResponse:

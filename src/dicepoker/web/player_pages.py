@@ -1,6 +1,7 @@
-"""The player pages and the leaderboard as HTML: the API's answers (`dicepoker.server.players`)
-drawn on the server in the visitor's language, the rating graph included (web/graph.py), so
-the pages need no script to show anything. Names are put in the page as text (autoescaped).
+"""The player pages and the leaderboard as HTML: the API's answers
+(`dicepoker.server.community.players`) drawn on the server in the visitor's language, the rating
+graph included (web/graph.py), so the pages need no script to show anything. Names are put in the
+page as text (autoescaped).
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from dicepoker import i18n
 from dicepoker.master import Refusal
 from dicepoker.protocol import Leaderboard, Player, PlayerGame
 from dicepoker.rules import get_rules
-from dicepoker.server.players import (
+from dicepoker.server.community.players import (
     GAMES_DEFAULT,
     leaderboard_answer,
     player_answer,
 )
-from dicepoker.server.pools import Pool, default_pool, rating_pools
+from dicepoker.server.community.pools import Pool, default_pool, rating_pools
 from dicepoker.server.services import services
 from dicepoker.web.graph import rating_graph
 from dicepoker.web.pages import lang_of_request, not_found_page, render

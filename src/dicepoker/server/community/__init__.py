@@ -1,0 +1,2 @@
+"""What players share beyond a game: accounts, ratings, results, players, the daily challenge,
+puzzles, analyses."""

@@ -1,0 +1,1 @@
+"""What the server keeps: the SQL store, its models and migrations, backups."""
