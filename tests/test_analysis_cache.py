@@ -235,3 +235,24 @@ def test_a_server_with_workers_advises_in_a_worker(tmp_path: Path) -> None:
     assert answers == json.loads(json.dumps(expected))
     kinds = {option["action"][0] for answer in expected for option in answer["options"]}
     assert {"r", "k", "s"} <= kinds  # rolls, keeps and cells: not one trivial answer
+
+
+def test_a_record_too_large_for_the_workers_is_refused_not_an_error() -> None:
+    """A server whose import limit is above what the work queue hands a worker (`JobTooLarge`)
+    refuses that record's analysis with `too_large` (413), and keeps nothing of it."""
+    from dicepoker.master import Refusal
+    from dicepoker.server.http.errors import status_of
+    from dicepoker.server.runtime.workers import JobTooLarge
+
+    async def refusing(*_: Any) -> Any:
+        raise JobTooLarge("a call of 9 MiB")
+
+    async def scenario() -> None:
+        cache = AnalysisCache(runner=refusing)
+        for key in (None, "record:big"):
+            with pytest.raises(Refusal) as refused:
+                await cache.analysis(key, {"variant": "yahtzee"})
+            assert refused.value.code == "too_large" and status_of("too_large") == 413
+        assert cache._kept == {}
+
+    asyncio.run(scenario())

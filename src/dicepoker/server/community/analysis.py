@@ -27,6 +27,7 @@ from dicepoker.engine import Action, GameState, Roll
 from dicepoker.master import Refusal
 from dicepoker.protocol import Position
 from dicepoker.record import RecordError, replay
+from dicepoker.server.runtime.workers import JobTooLarge
 from dicepoker.view import game_view
 
 ANALYSES_KEPT = 256  # analyses kept in memory (games and records; a game's latest position only)
@@ -65,20 +66,30 @@ class AnalysisCache:
         """The analysis of `record` (`levels`: each seat's level where known, a bot's; one key
         is always asked with the same) at position `at` of `key`."""
         if key is None:
-            found: Analysed = await self.runner(analyse, record, levels)
-            return found
+            return await self._analysed(record, levels)
         kept = self._kept.get(key)
         if kept is not None and kept[0] == at:
             self._kept.move_to_end(key)
             return kept[1]
         running = self._running.get((key, at))
         if running is None:
-            running = asyncio.ensure_future(self.runner(analyse, record, levels))
+            running = asyncio.ensure_future(self._analysed(record, levels))
             self._running[(key, at)] = running
             running.add_done_callback(lambda done: self._finished(key, at, done))
         # One computation for every request of this position; a request that goes away (the
         # client hung up) does not cancel it for the others.
         return await asyncio.shield(running)
+
+    async def _analysed(
+        self, record: dict[str, Any], levels: Sequence[str | None] | None
+    ) -> Analysed:
+        """The record's analysis where the runner puts it; a record too large to hand to a
+        worker (a server whose import limit is above the work queue's) is refused."""
+        try:
+            found: Analysed = await self.runner(analyse, record, levels)
+        except JobTooLarge:
+            raise Refusal("too_large", "this record is too large to analyse here") from None
+        return found
 
     def _finished(self, key: str, at: int | None, done: asyncio.Future[Analysed]) -> None:
         del self._running[(key, at)]
