@@ -42,8 +42,8 @@ def serve_command(
         typer.Option(
             min=0,
             help=(
-                "Processes in which bots think (0: a thread of the server process, and the"
-                " forecasts and analyses in threads too, with no worker process at all)."
+                "Worker processes beyond two for the bots, hints, chances and analyses (N: N + 2"
+                " processes sharing one work queue; 0: all of them in threads of the server)."
             ),
         ),
     ] = 1,
@@ -129,7 +129,7 @@ def serve_command(
         bool,
         typer.Option(
             help="Judge each seat's chance of winning after every event of a game with rivals "
-            "(a worker's CPU; docs/deploy.md, Capacity).",
+            "(a worker's CPU; docs/capacity.md).",
         ),
     ] = True,
     metrics: Annotated[

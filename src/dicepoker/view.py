@@ -98,7 +98,8 @@ def _shared_row(
 ) -> SheetRowView:
     """The one view of a row with these cells and star. At 4,000 games a server's collector
     walked about 46,000 rows, 52,000 stars and a list and a dict for each row, a fifth of the
-    objects a collection of its older generations pauses the loop for (docs/deploy.md)."""
+    objects a collection of its older generations pauses the loop for
+    (dicepoker.server.runtime.collector)."""
     return SheetRowView.build(
         id=row_id,
         section=section,

@@ -4,7 +4,7 @@ CPython collects its youngest generation when its allocations less its deallocat
 threshold. A server's moves free old objects as they make new ones, so that count grows slowly
 while the young generation fills with every object made since its last collection: at 4,000 games
 each server collected it about five times in 40 s, each a pause of about 115 ms for every game of
-the process, and those pauses made most of the p99 (docs/deploy.md, "The collector's pauses").
+the process, and those pauses made most of the p99 (`dicepoker_gc_pause_seconds`).
 Collected every `YOUNG_SECONDS` instead, it holds only what the last tick made: pauses of about a
 millisecond, for about the same time in all. The older generations are collected on the clock
 too, as rarely as before, since each of their pauses walks every object that has lived a while
@@ -29,7 +29,7 @@ from collections.abc import Callable
 YOUNG_SECONDS = 0.05
 #: Seconds between two collections of the middle generation. Each walks what survived a young
 #: collection since the last one and still lives: at 4,000 games a pause of 0.42-0.45 s a minute
-#: apart and 1.1 s ten minutes apart (docs/deploy.md), so the fewer the better. They are as rare
+#: apart and 1.1 s ten minutes apart, so the fewer the better. They are as rare
 #: as the collector's counts made them before (80 young collections about 8 s apart at 4,000
 #: games: about every 11 minutes).
 MIDDLE_SECONDS = 600.0

@@ -1,15 +1,15 @@
 """A child process of the server ends when its parent does, however the parent ends.
 
-The server starts processes of its own: the bot pool's worker (botpool.py) and, under
-`dicepoker serve --workers N`, uvicorn's server processes (each with a bot worker of its own). A
+The server starts processes of its own: the work queue's workers (work.py, workers.py) and, under
+`dicepoker serve --workers N`, uvicorn's server processes (each with workers of its own). A
 parent that stops normally ends them itself; one that is killed (SIGKILL, the out-of-memory killer,
 a crash) cannot, and its children would live on, adopted by PID 1, holding their memory and, for a
 server process, the listening socket. So each child binds itself to its parent as it starts:
 
 - on Linux the kernel sends it a signal when its parent dies (`prctl(PR_SET_PDEATHSIG)`). The
   signal comes when the parent *thread* that started the child ends, so a parent starts its
-  children from a thread that lives as long as it does: the bot pool from the event loop's thread
-  (the one that asks for decisions), uvicorn from its main thread;
+  children from a thread that lives as long as it does: the work queue from the event loop's
+  thread (the one that hands it jobs), uvicorn from its main thread;
 - elsewhere a daemon thread of the child watches its parent's pid and sends the signal itself.
 
 A parent that died before the child could bind itself is noticed too: the child's parent is then
