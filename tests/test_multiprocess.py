@@ -202,7 +202,7 @@ def test_a_process_stopping_gracefully_hands_its_bots_over_at_once() -> None:
 
 def test_a_game_forgotten_by_a_process_goes_on_there_when_its_driver_is_killed() -> None:
     """A process forgets a running game that another process drives and nobody watches there
-    (docs/deploy.md, "A process forgets the games it has no part in"). When the driving process
+    (docs/deploy.md, "How the processes agree"). When the driving process
     is killed, the game goes on in the one that forgot it, with nobody asking for the game: it
     notices that the killed process no longer says it is alive, and loads the games that move
     alone.

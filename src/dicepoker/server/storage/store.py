@@ -386,7 +386,7 @@ class Store:
     async def _write_pending(self) -> None:
         # PostgreSQL: one connection for the writer's whole run of batches. A checkout from the
         # pool and its return for each batch cost the server as much CPU as the batch's
-        # statement (docs/deploy.md, "Capacity"). A failed batch lets it go: it may be what
+        # statement. A failed batch lets it go: it may be what
         # failed.
         held: AsyncConnection | None = None
         try:
