@@ -4,9 +4,9 @@
 a queue feeder) that wake each other through pipes and take the interpreter lock from the event
 loop: 194-261 microseconds of the server's CPU a call, against 49-65 here (a call with a
 state's worth of arguments, `benchmarks/workers.py`), and a server asks its workers once or
-twice for every move (a bot's decision, the chances of the position it leads to). Here each worker has one
-pipe: the loop writes calls to an idle worker and reads the answers when the pipe is readable
-(`loop.add_reader`).
+twice for every move (a bot's decision, the chances of the position it leads to). Here each worker
+has one pipe: the loop writes calls to an idle worker and reads the answers when the pipe is
+readable (`loop.add_reader`).
 
 Every kind of work shares the one pool, so that a worker is never idle while work of another
 kind waits, and the calls wait in the loop by `Priority`: a person who waits for an answer
