@@ -44,6 +44,7 @@ import gc
 import json
 import os
 import random
+import shlex
 import statistics
 import sys
 import tempfile
@@ -500,6 +501,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         args.bot_delay,
                         args.chances,
                         args.metrics,
+                        launcher=shlex.split(args.serve_with) if args.serve_with else None,
                         log=log,
                         log_json=True,
                     )
@@ -579,6 +581,12 @@ def main(argv: list[str] | None = None) -> None:
         "--timeline",
         action="store_true",
         help="add the latency second by second (deliveries, p50, p99, max) to the report",
+    )
+    parser.add_argument(
+        "--serve-with",
+        help="the command that runs `dicepoker` for the servers (another checkout's code, to "
+        "compare it with this one's in alternating runs: "
+        "'env PYTHONPATH=../before/src .venv/bin/dicepoker')",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
