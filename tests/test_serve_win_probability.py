@@ -60,3 +60,26 @@ def test_win_probability_can_be_switched_off(tmp_path: Path, judged: bool) -> No
     else:
         assert not _judged(ana.seen)
         assert "win_probability" not in info
+
+
+def test_a_first_game_after_a_start_gets_its_chances_and_logs_no_traceback(tmp_path: Path) -> None:
+    """Found by a review: on a fresh server, a new yahtzee game against a bot with the person to
+    move first never got the chances of its first position, nor of a roll made at once, and the
+    server logged two tracebacks. The chances come after each event (the worker loads the
+    variant's tables at its first call), and nothing is logged as an error."""
+    server = LiveServer(str(tmp_path / "games.db"))
+    server.start()
+    try:
+        seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}]
+        made = server.post("/api/games", {"variant": "yahtzee", "seats": seats}).json()
+        ana = Player(server.ws_url, made["id"], made["seats"][0]["token"])
+        try:
+            ana.act("roll", 0)  # at once
+            told = ana.until(lambda m: m["type"] == "chances" and m["seq"] == 1, timeout=120)
+            assert len(told["win_probability"]) == 2
+        finally:
+            ana.close()
+    finally:
+        server.stop()
+    log = server.log_tail(200_000)
+    assert "Traceback" not in log and "ERROR" not in log, log
