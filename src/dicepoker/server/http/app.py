@@ -46,10 +46,9 @@ GZIP_MIN_BYTES = 500  # smaller answers gain too little to be worth compressing
 MACHINE_PATHS = ("/api/", "/static/", "/i18n/", "/livez", "/readyz", "/metrics")
 # The collector's thresholds (CPython's defaults: 700, 10, 10). The youngest generation's count
 # is allocations less deallocations, and a move frees the old state and views (old objects) as it
-# makes new ones, so the young generation holds far more objects than its count says: with 20,000
-# it held 120,000-150,000 objects at 2,000 games, and each collection of it paused the loop for
-# 0.1-0.4 s; with 5,000, about 115 ms at 4,000 games. So the generations are collected on the
-# clock (`collector.Pacer`: the young one every 50 ms, pauses of about a millisecond), and these
+# makes new ones, so the young generation holds far more objects than its count says, and each
+# collection that the count starts is a long pause for every game. So the generations are
+# collected on the clock (`collector.Pacer`: the young one often, each pause short), and these
 # counts are only a net for a burst of allocations that the ticks would not keep up with.
 GC_YOUNG = 100_000
 GC_MIDDLE = 80

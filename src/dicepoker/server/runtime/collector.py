@@ -2,11 +2,10 @@
 
 CPython collects its youngest generation when its allocations less its deallocations pass a
 threshold. A server's moves free old objects as they make new ones, so that count grows slowly
-while the young generation fills with every object made since its last collection: at 4,000 games
-each server collected it about five times in 40 s, each a pause of about 115 ms for every game of
-the process, and those pauses made most of the p99 (`dicepoker_gc_pause_seconds`).
-Collected every `YOUNG_SECONDS` instead, it holds only what the last tick made: pauses of about a
-millisecond, for about the same time in all. The older generations are collected on the clock
+while the young generation fills with every object made since its last collection: on a busy
+server each such collection is a pause for every game of the process, long enough to set its
+tail latency (`dicepoker_gc_pause_seconds` shows them). Collected every `YOUNG_SECONDS` instead,
+it holds only what the last tick made: short pauses, for about the same time in all. The older generations are collected on the clock
 too, as rarely as before, since each of their pauses walks every object that has lived a while
 (`MIDDLE_SECONDS`, `FULL_SECONDS`), except that a middle tick collects everything once the
 oldest generation has grown by a quarter since the last full collection (`OLD_GROWTH`, CPython's
@@ -28,10 +27,8 @@ from collections.abc import Callable
 #: Seconds between two collections of the youngest generation.
 YOUNG_SECONDS = 0.05
 #: Seconds between two collections of the middle generation. Each walks what survived a young
-#: collection since the last one and still lives: at 4,000 games a pause of 0.42-0.45 s a minute
-#: apart and 1.1 s ten minutes apart, so the fewer the better. They are as rare
-#: as the collector's counts made them before (80 young collections about 8 s apart at 4,000
-#: games: about every 11 minutes).
+#: collection since the last one and still lives, a pause that grows with the games held, so the
+#: fewer the better: as rare as CPython's own counts made them on a busy server.
 MIDDLE_SECONDS = 600.0
 #: Seconds between two full collections, which walk every object made since the start: as rare
 #: as before too (20 middle ones, and then only when a quarter more objects had lived that long).

@@ -91,9 +91,8 @@ HANDOVERS = 3
 #: forgotten first: a forgotten key's call goes to any free worker, at the cost of the bot's plan.
 AFFINITIES_KEPT = 8192
 #: The most bytes one read of a worker's pipe takes: a pipe's buffer (64 KiB on Linux), so one
-#: read takes what is there. `os.read` allocates this much before it reads: at 1 MiB, every
-#: answer cost an mmap and munmap (17 us against 1 for a 60-byte answer, measured), and the
-#: reads were a tenth of a loaded server's samples.
+#: read takes what is there. `os.read` allocates this much before it reads: a larger size would
+#: cost every small answer an mmap and a munmap.
 READ_SIZE = 1 << 16
 #: How long `close` waits, in all, for the killed workers to be reaped.
 REAP_SECONDS = 1.0

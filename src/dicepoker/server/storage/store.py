@@ -257,9 +257,7 @@ class Store:
             # for a connection that sat unused (it may have died with a database restart): a
             # ping at every checkout was a tenth of the server's time under load. Last in, first
             # out: the connection used last is handed out again, so that a few backends do the
-            # work while the others sleep (at 3,000 games, 4 of the two processes' 40 backends
-            # worked instead of all 40; PostgreSQL's CPU, 0.15-0.22 of a core in five runs
-            # against 0.21 in turn, did not clearly change).
+            # work while the others sleep.
             self.engine = create_async_engine(
                 self.url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_use_lifo=True
             )
