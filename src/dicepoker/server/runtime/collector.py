@@ -5,14 +5,14 @@ threshold. A server's moves free old objects as they make new ones, so that coun
 while the young generation fills with every object made since its last collection: on a busy
 server each such collection is a pause for every game of the process, long enough to set its
 tail latency (`dicepoker_gc_pause_seconds` shows them). Collected every `YOUNG_SECONDS` instead,
-it holds only what the last tick made: short pauses, for about the same time in all. The older generations are collected on the clock
-too, as rarely as before, since each of their pauses walks every object that has lived a while
-(`MIDDLE_SECONDS`, `FULL_SECONDS`), except that a middle tick collects everything once the
-oldest generation has grown by a quarter since the last full collection (`OLD_GROWTH`, CPython's
-own rule): what lived past a middle collection and then became cyclic garbage is only found by a
-full one, and a closed socket leaves such garbage (websockets' protocol, its reader and buffers),
-so that without the rule a server with sockets coming and going would grow for hours. The
-collector's own counting stays on, at a threshold the ticks keep it from reaching
+it holds only what the last tick made: short pauses, for about the same time in all. The older
+generations are collected on the clock too, as rarely as before, since each of their pauses walks
+every object that has lived a while (`MIDDLE_SECONDS`, `FULL_SECONDS`), except that a middle tick
+collects everything once the oldest generation has grown by a quarter since the last full collection
+(`OLD_GROWTH`, CPython's own rule): what lived past a middle collection and then became cyclic
+garbage is only found by a full one, and a closed socket leaves such garbage (websockets' protocol,
+its reader and buffers), so that without the rule a server with sockets coming and going would grow
+for hours. The collector's own counting stays on, at a threshold the ticks keep it from reaching
 (`app.GC_YOUNG`), as a net for a burst of allocations.
 """
 
