@@ -285,7 +285,7 @@ class Broadcaster:
         it reads them."""
         await self._tell(game_id, events.SeatsChanged())
 
-    # --- after and between turns (dicepoker.protocol.pace) -------------------------------------
+    # --- after and between turns (dicepoker.protocol.table_talk) ------------------------------
 
     async def rematch(self, live: LiveGame, game_id: str) -> None:
         """This process made `game_id`, the rematch of `live`: offer it here and elsewhere."""

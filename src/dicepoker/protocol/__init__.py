@@ -69,14 +69,6 @@ from dicepoker.protocol.messages import (
     socket_protocols,
     token_of,
 )
-from dicepoker.protocol.pace import (
-    REACTIONS,
-    React,
-    ReactionId,
-    ReactionMessage,
-    RematchCreated,
-    RematchMessage,
-)
 from dicepoker.protocol.players import (
     GameLinks,
     Leaderboard,
@@ -130,6 +122,14 @@ from dicepoker.protocol.rest import (
     record_body,
 )
 from dicepoker.protocol.schema import ws_schema, ws_schema_text
+from dicepoker.protocol.table_talk import (
+    REACTIONS,
+    React,
+    ReactionId,
+    ReactionMessage,
+    RematchCreated,
+    RematchMessage,
+)
 from dicepoker.protocol.view import (
     BreakdownView,
     CellView,

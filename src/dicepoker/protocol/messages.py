@@ -17,8 +17,8 @@ from pydantic import Field, TypeAdapter, ValidationError, WithJsonSchema
 
 from dicepoker.protocol.base import Absent, Strict, Tagged, Wire, absent
 from dicepoker.protocol.jsontext import JSONTextError, strict_loads
-from dicepoker.protocol.pace import React, ReactionMessage, RematchMessage
 from dicepoker.protocol.refusals import CODES
+from dicepoker.protocol.table_talk import React, ReactionMessage, RematchMessage
 from dicepoker.protocol.view import GameView, ViewChanges
 
 MAX_MESSAGE_BYTES = 4096

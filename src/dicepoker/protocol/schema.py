@@ -22,7 +22,6 @@ from pydantic.json_schema import GenerateJsonSchema
 from dicepoker.protocol.accounts import Me
 from dicepoker.protocol.daily import DailyChallenge, DailyLeaderboard, DailyStarted
 from dicepoker.protocol.messages import SUBPROTOCOLS, ClientMessage, ServerMessage
-from dicepoker.protocol.pace import RematchCreated
 from dicepoker.protocol.players import Leaderboard, Player
 from dicepoker.protocol.puzzles import Puzzle, PuzzleAnswer
 from dicepoker.protocol.record import Record
@@ -40,6 +39,7 @@ from dicepoker.protocol.rest import (
     SeatTaken,
     VariantList,
 )
+from dicepoker.protocol.table_talk import RematchCreated
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -7,7 +7,7 @@ import { $, clear, h, t, tk } from "./common.js";
 import { game, playerName } from "./game.js";
 import { connFor, mySeats, onMessage } from "./socket.js";
 
-/** The reactions, in the order of the bar (the ids of `dicepoker.protocol.pace.REACTIONS`). */
+/** The reactions, in the order of the bar (the ids of `dicepoker.protocol.table_talk.REACTIONS`). */
 export const REACTIONS = /** @type {const} */ (["good_game", "nice_roll", "well_played", "good_luck", "oops", "thanks"]);
 const SHOWN_MS = 4000;
 const MAX_SHOWN = 3;

@@ -1,4 +1,4 @@
-"""The pace of a table after and between turns: rematches and quick reactions (docs/api.md).
+"""Table talk after and between turns: rematches and quick reactions (docs/api.md).
 
 - `POST /api/games/{id}/rematch` answers `RematchCreated`; every connection of the finished game
   is offered the rematch by a `rematch` message, a seat's connection with that seat's token.
