@@ -371,7 +371,7 @@ def test_a_call_asked_first_goes_ahead_of_the_waiting_ones() -> None:
             await pool.run(os.getpid)  # the worker is up
             running_call = asyncio.ensure_future(pool.run(_slow_pid, 0.3))
             background = [asyncio.ensure_future(pool.run(_stamped, f"b{i}")) for i in range(3)]
-            urgent = asyncio.ensure_future(pool.run(_stamped, "urgent", first=True))
+            urgent = asyncio.ensure_future(pool.run(_stamped, "urgent", priority=Priority.PERSON))
             await running_call
             stamps = dict(await asyncio.gather(urgent, *background))
             assert min(stamps, key=lambda label: stamps[label]) == "urgent"

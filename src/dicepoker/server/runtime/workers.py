@@ -225,17 +225,13 @@ class ProcessPool:
         *args: Any,
         priority: Priority = Priority.BOT,
         affinity: Hashable | None = None,
-        first: bool = False,
     ) -> T:
         """`function(*args)` in a worker (both travel by pickling: a module's function, plain
         values); raises what it raised, `WorkerDied`, what pickling them raised, or
         `JobTooLarge`. `priority`: who waits for it. `affinity`: a key whose last call's worker
-        it prefers when that one is free (never waiting for it). `first`: the older way to say
-        `Priority.PERSON`, kept while the server still asks so."""
+        it prefers when that one is free (never waiting for it)."""
         if self._closed:
             raise RuntimeError("the worker pool is closed")
-        if first:
-            priority = Priority.PERSON
         payload = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
         if len(payload) > MAX_JOB_BYTES:
             raise JobTooLarge(
