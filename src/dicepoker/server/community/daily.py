@@ -150,12 +150,6 @@ class DailyService:
             score = None
         await self.days.set_par(day.id, score)
 
-    async def wait_par(self, day: Day) -> None:
-        """Wait for this process's computation of the day's par, if one runs (tests)."""
-        task = self._par_tasks.get(day.id)
-        if task is not None:
-            await task
-
     async def close(self) -> None:
         tasks = [task for task in self._par_tasks.values() if not task.done()]
         for task in tasks:
