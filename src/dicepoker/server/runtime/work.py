@@ -113,7 +113,7 @@ class WorkQueue:
 
     def urgent_waiting(self) -> bool:
         """Whether a person's or a bot's job waits for a worker (the chances hold back)."""
-        return bool(self.pool.waiting(Priority.PERSON) or self.pool.waiting(Priority.BOT))
+        return self.pool.waits(Priority.PERSON, Priority.BOT)
 
     async def drained(self) -> None:
         """Return once no job waits or runs (tests wait on this)."""

@@ -214,6 +214,17 @@ class ProcessPool:
         """The worker processes' ids."""
         return [worker.pid for worker in self._workers if worker.pid]
 
+    def waits(self, *priorities: Priority) -> bool:
+        """Whether a call of one of `priorities` waits for a worker: what the chances ask before
+        each position, so it takes no longer than the calls given up at a queue's head."""
+        for priority in priorities:
+            queue = self._queues[priority]
+            while queue and queue[0].future.done():
+                queue.popleft()  # given up while it waited
+            if queue:
+                return True
+        return False
+
     def waiting(self, priority: Priority | None = None) -> int:
         """How many calls wait for a worker (of `priority`, or of all): the pool's load."""
         queues = self._queues.values() if priority is None else [self._queues[priority]]
