@@ -362,7 +362,12 @@ class Api:
     tens of milliseconds; the tests look at the server's state after every click)."""
 
     def __init__(self, server: LiveServer) -> None:
-        self.client = httpx.Client(base_url=server.url, timeout=10.0)
+        # An idle connection is dropped here well before the server closes it (`--keep-alive`,
+        # 5 s): at the same expiry, a request sent as the server closed the connection found it
+        # gone ("Server disconnected without sending a response") after a slow browser step.
+        self.client = httpx.Client(
+            base_url=server.url, timeout=10.0, limits=httpx.Limits(keepalive_expiry=1.0)
+        )
 
     def close(self) -> None:
         self.client.close()
