@@ -15,6 +15,7 @@ import pytest
 from dicepoker.dice import SeededDice
 from dicepoker.engine import GameState, cell_moves
 from dicepoker.master import ChancesWatcher, GameMaster, LiveGame, MemoryStore, events
+from dicepoker.master.chances import Position
 from dicepoker.master.messages import welcome
 from dicepoker.server.services import chances_in_thread
 from dicepoker.winprob import prepare, win_probability
@@ -31,9 +32,12 @@ class Gated:
         self.asked: list[GameState] = []
         self.gates: list[asyncio.Event] = []
 
-    async def __call__(self, state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
+    async def __call__(self, position: Position) -> tuple[float, ...] | None:
+        found = position()  # taken at once, as a free worker takes it
+        if found is None:
+            return None
         gate = asyncio.Event()
-        self.asked.append(state)
+        self.asked.append(found[0])
         self.gates.append(gate)
         await gate.wait()
         return (0.25, 0.75)
@@ -122,8 +126,10 @@ def test_a_failing_forecast_leaves_the_move_standing_and_says_so_in_one_line(
     async def scenario() -> None:
         calls: list[int] = []
 
-        async def failing(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
-            calls.append(state.rolls)
+        async def failing(position: Position) -> tuple[float, ...]:
+            found = position()
+            assert found is not None
+            calls.append(found[0].rolls)
             raise RuntimeError("a worker process ended before answering")
 
         master = GameMaster(MemoryStore(), dice=SeededDice(3))
@@ -196,23 +202,33 @@ def test_games_are_judged_in_turn_however_often_one_of_them_moves() -> None:
     asyncio.run(scenario())
 
 
-def test_nothing_is_judged_while_more_urgent_work_waits() -> None:
+def test_a_position_is_taken_when_the_judging_starts_and_not_at_all_when_it_is_old_news() -> None:
+    """The forecast is handed what gives the position: a job that waited (behind more urgent
+    work) judges where the game rests when it starts, and one whose game needs no judging any
+    more (over, forgotten, judged meanwhile) judges nothing."""
+
     async def scenario() -> None:
         master = GameMaster(MemoryStore(), dice=SeededDice(3))
-        gated = Gated(master)
-        urgent = [True]
-        ChancesWatcher(master, gated, busy=lambda: urgent[0])
+        started = asyncio.Event()
+        taken: list[GameState | None] = []
+
+        async def waiting(position: Position) -> tuple[float, ...] | None:
+            await started.wait()  # (a queue of more urgent jobs)
+            found = position()
+            taken.append(None if found is None else found[0])
+            return None if found is None else (0.5, 0.5)
+
+        ChancesWatcher(master, waiting)
         await master.start()
         live, _ = await master.create("poker-dice", {}, TWO, None)
-        await master.act(live, 0, "roll", 0)
+        gone, _ = await master.create("poker-dice", {}, TWO, None)
         await settle()
-        assert gated.asked == []
-        urgent[0] = False  # the bots' queue emptied: judged without any other move
-        for _ in range(200):
-            if gated.asked:
-                break
-            await asyncio.sleep(0.01)
-        assert [s.rolls for s in gated.asked] == [1]
+        await master.act(live, 0, "roll", 0)  # while its judging waits
+        master.unload(gone.id)  # forgotten while it waits
+        started.set()
+        await settle()
+        assert taken == [live.game.state, None]  # the newest position; nothing of the other
+        assert live.win_probability() == [0.5, 0.5] and live.chances == (1, (0.5, 0.5))
         await master.close()
 
     asyncio.run(scenario())
@@ -222,8 +238,10 @@ def test_bot_seats_are_judged_at_their_level() -> None:
     async def scenario() -> None:
         asked: list[tuple[str | None, ...]] = []
 
-        async def noted(state: GameState, levels: tuple[str | None, ...]) -> tuple[float, ...]:
-            asked.append(levels)
+        async def noted(position: Position) -> tuple[float, ...]:
+            found = position()
+            assert found is not None
+            asked.append(found[1])
             return (0.5, 0.5)
 
         master = GameMaster(MemoryStore(), dice=SeededDice(3))
@@ -248,9 +266,8 @@ def test_the_process_that_commits_an_event_judges_it_and_the_others_keep_its_cha
         asked: list[str] = []
 
         def counted(who: str) -> Any:
-            async def forecast(
-                state: GameState, levels: tuple[str | None, ...]
-            ) -> tuple[float, ...]:
+            async def forecast(position: Position) -> tuple[float, ...]:
+                assert position() is not None
                 asked.append(who)
                 return (0.5, 0.5)
 

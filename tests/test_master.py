@@ -487,7 +487,7 @@ def test_the_work_queue_answers_chances_and_hints_from_its_first_call() -> None:
         pool = WorkQueue(1)
         try:
             state = new_game(get_rules("poker-dice"), ["a", "b"])
-            chances = await pool.chances(state, (None, "greedy"))
+            chances = await pool.chances(lambda: (state, (None, "greedy")))
             assert chances == win_probability(state, (None, "greedy"))
             advice = await pool.on_state(advise, state)
             assert advice

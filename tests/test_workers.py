@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import time
@@ -609,5 +610,56 @@ def test_a_pool_s_workers_carry_its_name() -> None:
         finally:
             for pool in (named, plain, long):
                 pool.close()
+
+    asyncio.run(scenario())
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return a, b
+
+
+def test_a_fresh_call_takes_its_arguments_when_a_worker_takes_it() -> None:
+    """`run_fresh`: the arguments are asked for only when a worker takes the call, after the
+    more urgent calls that waited before it; `None` answers the call at once, with no worker;
+    arguments that fail or cannot travel fail that call alone."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(1)
+        asked: list[str] = []
+
+        def arguments(label: str) -> Callable[[], tuple[Any, ...] | None]:
+            def give() -> tuple[Any, ...] | None:
+                asked.append(label)
+                return None if label == "none" else (len(asked), 2)
+
+            return give
+
+        try:
+            await pool.run(os.getpid)  # the worker is up
+            running = asyncio.ensure_future(pool.run(_slow_pid, 0.3))
+            fresh = asyncio.ensure_future(
+                pool.run_fresh(_pair, arguments("fresh"), priority=Priority.CHANCES)
+            )
+            nothing = asyncio.ensure_future(
+                pool.run_fresh(_pair, arguments("none"), priority=Priority.CHANCES)
+            )
+            bot = asyncio.ensure_future(pool.run(_stamped, "bot", priority=Priority.BOT))
+            await asyncio.sleep(0)  # (all asked for)
+            assert asked == []  # nothing taken while the worker is busy
+            await running
+            assert await bot
+            assert await fresh == (1, 2) and await nothing is None
+            assert asked == ["fresh", "none"]  # taken after the bot's call, in their order
+
+            def failing() -> tuple[Any, ...]:
+                raise RuntimeError("no position")
+
+            with pytest.raises(RuntimeError, match="no position"):
+                await pool.run_fresh(_pair, failing, priority=Priority.CHANCES)
+            with pytest.raises((pickle.PicklingError, AttributeError)):  # (a lambda)
+                await pool.run_fresh(_pair, lambda: (lambda: 1, 2), priority=Priority.CHANCES)
+            assert await pool.run(_pair, 3, 4) == (3, 4)  # the pool goes on
+        finally:
+            pool.close()
 
     asyncio.run(scenario())

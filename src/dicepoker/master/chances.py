@@ -9,10 +9,11 @@ game in its turn, however often it moves), at most `at_once` at a time, and a ga
 told (`Broadcaster.chances`) only if the game is still at the position that was judged; one that
 moved on meanwhile waits again, at its new position.
 
-Judging waits while more urgent work waits for the same workers (`busy`: the work queue's
-lengths, dicepoker.server), so on a full machine the chances come later and the moves do not.
-
-How a position is judged is injected (`Forecast`): the server's worker processes, or a thread.
+How a position is judged is injected (`Forecast`): the server's work queue, behind every more
+urgent job (so on a full machine the chances come later and the moves do not), or a thread. The
+forecast is handed what gives the game's position, not the position: it takes it when it starts
+(a job that waited judges where the game rests then), or learns that there is nothing to judge
+any more.
 In a game several processes hold, the process that committed an event judges the position it
 leads to and tells the others (`LiveGame.judged_elsewhere`).
 """
@@ -30,22 +31,16 @@ from dicepoker.master.master import GameMaster
 
 log = logging.getLogger("dicepoker.master")
 
-#: Each seat's chance of finishing first in a position, the seats' levels given (a bot's; None
-#: for a person); None when the position has none (a solitaire game).
-Forecast = Callable[[GameState, tuple[str | None, ...]], Awaitable[tuple[float, ...] | None]]
+#: The position to judge and the seats' levels (a bot's; None for a person), taken when the
+#: judging starts; None when there is nothing to judge any more.
+Position = Callable[[], tuple[GameState, tuple[str | None, ...]] | None]
+#: Each seat's chance of finishing first in the position `Position` gives; None when it has none
+#: (a solitaire game) or there was nothing to judge.
+Forecast = Callable[[Position], Awaitable[tuple[float, ...] | None]]
 
 #: Positions being judged at once: one judged while the next travels to its worker. More would
 #: only queue positions that their games may have left by the time a worker reaches them.
 AT_ONCE = 2
-
-#: Seconds after which judging resumes by itself once `busy` held it back with nothing else
-#: under way (no answer to come and wake it): a game resting at a position, its players
-#: thinking, still gets its chances once the urgent work is done.
-RECHECK = 0.05
-
-
-def never_busy() -> bool:
-    return False
 
 
 class ChancesWatcher:
@@ -58,17 +53,14 @@ class ChancesWatcher:
         forecast: Forecast,
         *,
         at_once: int = AT_ONCE,
-        busy: Callable[[], bool] = never_busy,
     ) -> None:
         self.master = master
         self.forecast = forecast
         self.at_once = max(1, at_once)
-        self.busy = busy
         # The games whose position waits to be judged, in the order they began to wait.
         self._waiting: dict[str, LiveGame] = {}
         # The games being judged now, each with the seq its position was taken at.
         self._judging: dict[str, asyncio.Task[None]] = {}
-        self._recheck: asyncio.TimerHandle | None = None
         self._closing = False
         master.watch(self)
 
@@ -86,22 +78,14 @@ class ChancesWatcher:
     async def close(self) -> None:
         self._closing = True
         self._waiting.clear()
-        if self._recheck is not None:
-            self._recheck.cancel()
         judging = list(self._judging.values())
         for task in judging:
             task.cancel()
         await asyncio.gather(*judging, return_exceptions=True)
 
     def _pump(self) -> None:
-        """Start judging the games that waited longest, while there is room and nothing more
-        urgent waits for the workers."""
+        """Start judging the games that waited longest, while there is room."""
         while self._waiting and len(self._judging) < self.at_once and not self._closing:
-            if self.busy():
-                if not self._judging and self._recheck is None:
-                    loop = asyncio.get_running_loop()
-                    self._recheck = loop.call_later(RECHECK, self._rechecked)
-                return
             game_id = next(iter(self._waiting))
             live = self._waiting.pop(game_id)
             if self.master.games.get(game_id) is live and _wanted(live):
@@ -109,25 +93,32 @@ class ChancesWatcher:
                     self._judge(live), name=f"chances-{game_id}"
                 )
 
-    def _rechecked(self) -> None:
-        self._recheck = None
-        self._pump()
-
     async def _judge(self, live: LiveGame) -> None:
-        seq = live.seq
+        taken: list[int] = []  # the seq of the position judged, once the judging starts
+
+        def position() -> tuple[GameState, tuple[str | None, ...]] | None:
+            if self._closing or self.master.games.get(live.id) is not live or not _wanted(live):
+                return None
+            taken.append(live.seq)
+            return live.state, live.levels()
+
         try:
-            chances = await self.forecast(live.state, live.levels())
+            chances = await self.forecast(position)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             # A worker that died, a pool closing: the game goes on without these chances, and
             # its next position is judged as any other.
-            log.warning("no win probability for game %s at seq %d: %r", live.id, seq, exc)
+            log.warning("no win probability for game %s: %r", live.id, exc)
             chances = None
         finally:
             self._judging.pop(live.id, None)
         if self._closing:
             return
+        if not taken:  # nothing to judge any more
+            self._pump()
+            return
+        seq = taken[0]
         if live.seq != seq:
             self.look(live)  # it moved on while judged: its new position waits its turn
         elif chances is not None and len(chances) == len(live.state.players):

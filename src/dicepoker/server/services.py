@@ -28,7 +28,7 @@ from dicepoker.master import (
     Thinker,
     TurnClock,
 )
-from dicepoker.master.chances import ChancesWatcher, Forecast
+from dicepoker.master.chances import ChancesWatcher, Forecast, Position
 from dicepoker.master.live import utcnow
 from dicepoker.server.community.accounts import Accounts
 from dicepoker.server.community.analysis import (
@@ -67,13 +67,14 @@ class PoolThinker:
         self.pool.close()
 
 
-async def chances_in_thread(
-    state: GameState, levels: tuple[str | None, ...]
-) -> tuple[float, ...] | None:
+async def chances_in_thread(position: Position) -> tuple[float, ...] | None:
     """Each seat's chance of winning, judged in a thread of the server's process (no workers)."""
     from dicepoker.winprob import forecast
 
-    return await asyncio.to_thread(forecast, state, levels)
+    found = position()
+    if found is None:
+        return None
+    return await asyncio.to_thread(forecast, *found)
 
 
 def advising_in(pool: WorkQueue) -> Advising:
@@ -142,8 +143,7 @@ class Services:
         )
         if settings.win_probability:
             judge: Forecast = pool.chances if pool is not None else chances_in_thread
-            busy = pool.urgent_waiting if pool is not None else (lambda: False)
-            ChancesWatcher(master, judge, busy=busy)
+            ChancesWatcher(master, judge)
         metrics.count_games(lambda: master.games.values())
         thinker: Thinker = PoolThinker(pool) if pool is not None else InThread()
         thinker = TimedThinker(thinker, metrics.bot_seconds)

@@ -13,9 +13,9 @@ object per game seat) between calls. Every job goes through one queue, most urge
 - `Priority.BACKGROUND`: analyses nobody waits for move by move (puzzle harvests, accuracy),
   and the analyses a person asks for, which take seconds.
 
-The queue's lengths are the load signal: the chances watcher holds back while a person's or a
-bot's job waits (`urgent_waiting`), and at most one background job and one chances job run at a
-time, so the `bots` workers beyond them are always there for the bots and the people. A worker
+The queue's order is the only arbiter: a chances job reads its game's position only when a worker
+takes it, after every more urgent job, and at most one background job and one chances job run at
+a time, so the `bots` workers beyond them are always there for the bots and the people. A worker
 dies with the server, however the server dies (lifeline.py).
 """
 
@@ -24,10 +24,13 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dicepoker.engine import Action, GameState, parse_action
 from dicepoker.server.runtime.workers import Priority, ProcessPool
+
+if TYPE_CHECKING:
+    from dicepoker.master.chances import Position
 
 T = TypeVar("T")
 
@@ -111,10 +114,6 @@ class WorkQueue:
     def __init__(self, bots: int = 1) -> None:
         self.pool = ProcessPool(max(1, bots) + 2, NICE, name="dp-work", limits=LIMITS)
 
-    def urgent_waiting(self) -> bool:
-        """Whether a person's or a bot's job waits for a worker (the chances hold back)."""
-        return self.pool.waits(Priority.PERSON, Priority.BOT)
-
     async def drained(self) -> None:
         """Return once no job waits or runs (tests wait on this)."""
         await self.pool.drained()
@@ -129,14 +128,22 @@ class WorkQueue:
         )
         return parse_action(text)
 
-    async def chances(
-        self, state: GameState, levels: tuple[str | None, ...]
-    ) -> tuple[float, ...] | None:
-        """Each seat's chance of winning in `state` (dicepoker.winprob)."""
-        variant, options, fields = _travelling(state)
-        return await self.pool.run(
-            _chances, variant, options, fields, levels, priority=Priority.CHANCES
+    async def chances(self, position: Position) -> tuple[float, ...] | None:
+        """Each seat's chance of winning (dicepoker.winprob) in the position `position` gives
+        when a worker takes the call: behind every more urgent job, it judges where the game
+        rests then (None: nothing to judge any more)."""
+
+        def arguments() -> tuple[Any, ...] | None:
+            found = position()
+            if found is None:
+                return None
+            state, levels = found
+            return (*_travelling(state), levels)
+
+        chances: tuple[float, ...] | None = await self.pool.run_fresh(
+            _chances, arguments, priority=Priority.CHANCES
         )
+        return chances
 
     async def on_state(self, function: Callable[[GameState], T], state: GameState) -> T:
         """`function` of `state` (a module's function: it travels by pickling) for a person who

@@ -100,10 +100,13 @@ REAP_SECONDS = 1.0
 
 @dataclass(eq=False)
 class _Job:
-    framed: bytes  # the pickled call, framed for the worker's `recv_bytes`
+    framed: bytes  # the pickled call, framed for the worker's `recv_bytes` (b"" until fresh)
     future: asyncio.Future[Any]
     priority: Priority
     affinity: Hashable | None
+    # A call whose arguments are taken when a worker takes it (`run_fresh`): its function, and
+    # what gives its arguments then (None: nothing to do any more).
+    fresh: tuple[Callable[..., Any], Callable[[], tuple[Any, ...] | None]] | None = None
     handovers: int = 0  # times its worker died before it could have started it
     end: int = 0  # where its bytes end in its worker's stream (as `_Worker.sent` counts)
 
@@ -263,6 +266,34 @@ class ProcessPool:
             if future.cancelled():  # given up: perhaps the last thing `drained` waited for
                 self._wake_drains()
 
+    async def run_fresh(
+        self,
+        function: Callable[..., T],
+        arguments: Callable[[], tuple[Any, ...] | None],
+        *,
+        priority: Priority,
+        affinity: Hashable | None = None,
+    ) -> T | None:
+        """`function(*arguments())` in a worker, the arguments taken only when a worker takes the
+        call: a call that waited behind more urgent ones works on what is true then (the
+        position a game rests at now, not the one it left while the call waited). None, with no
+        worker, when `arguments` says there is nothing to do any more (None)."""
+        if self._closed:
+            raise RuntimeError("the worker pool is closed")
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._forget_loop()
+            self._loop = loop
+        future: asyncio.Future[T | None] = loop.create_future()
+        job = _Job(b"", future, Priority(priority), affinity, fresh=(function, arguments))
+        self._queues[job.priority].append(job)
+        self._dispatch()
+        try:
+            return await future
+        finally:
+            if future.cancelled():
+                self._wake_drains()
+
     async def drained(self) -> None:
         """Return once no call waits or runs (calls given up while they ran count until their
         worker answers them)."""
@@ -362,6 +393,8 @@ class ProcessPool:
         jobs: list[_Job] = []
         while len(jobs) < min(self.batch, share) and (job := self._next(taken)) is not None:
             self._queues[job.priority].popleft()
+            if job.fresh is not None and not _made_fresh(job):
+                continue  # answered without a worker
             taken[job.priority] += 1
             jobs.append(job)
         if not jobs:
@@ -513,6 +546,27 @@ class ProcessPool:
         worker.process.kill()
         if worker.process.exitcode is None:  # (asks without waiting)
             self._reaping.append(worker.process)
+
+
+def _made_fresh(job: _Job) -> bool:
+    """Take a `run_fresh` call's arguments now and pickle it; False when it is answered without
+    a worker instead (nothing to do any more, or a call that cannot travel)."""
+    assert job.fresh is not None
+    function, arguments = job.fresh
+    job.fresh = None
+    try:
+        args = arguments()
+        if args is None:
+            job.future.set_result(None)
+            return False
+        payload = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
+        if len(payload) > MAX_JOB_BYTES:
+            raise JobTooLarge(f"a call of {len(payload)} bytes is over the {MAX_JOB_BYTES}")
+    except Exception as exc:
+        job.future.set_exception(exc)
+        return False
+    job.framed = _frame(payload)
+    return True
 
 
 def _cancel(future: asyncio.Future[Any]) -> None:
