@@ -663,3 +663,29 @@ def test_a_fresh_call_takes_its_arguments_when_a_worker_takes_it() -> None:
             pool.close()
 
     asyncio.run(scenario())
+
+
+def test_calls_waiting_at_their_limit_hold_back_the_less_urgent_ones() -> None:
+    """Bots limited to one worker of three: while a bot's call waits for its turn, a chances
+    call waits too, though workers are free (the machine is behind); a person's call does not.
+    Once no bot's call waits, the chances call goes."""
+
+    async def scenario() -> None:
+        pool = ProcessPool(3, limits={Priority.BOT: 1})
+        try:
+            await asyncio.gather(*(pool.run(_slow_pid, 0.1) for _ in range(3)))  # all up
+            first = asyncio.ensure_future(pool.run(_slow_pid, 0.5, priority=Priority.BOT))
+            second = asyncio.ensure_future(pool.run(_stamped, "bot", priority=Priority.BOT))
+            chances = asyncio.ensure_future(
+                pool.run(_stamped, "chances", priority=Priority.CHANCES)
+            )
+            person = asyncio.ensure_future(pool.run(_stamped, "person", priority=Priority.PERSON))
+            stamps = dict([await person])
+            assert not chances.done() and not second.done()  # held back behind the bot
+            await first
+            stamps.update(await asyncio.gather(second, chances))
+            assert stamps["person"] < stamps["bot"] < stamps["chances"]
+        finally:
+            pool.close()
+
+    asyncio.run(scenario())

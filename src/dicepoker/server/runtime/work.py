@@ -13,9 +13,11 @@ object per game seat) between calls. Every job goes through one queue, most urge
 - `Priority.BACKGROUND`: analyses nobody waits for move by move (puzzle harvests, accuracy),
   and the analyses a person asks for, which take seconds.
 
-The queue's order is the only arbiter: a chances job reads its game's position only when a worker
-takes it, after every more urgent job, and at most one background job and one chances job run at
-a time, so the `bots` workers beyond them are always there for the bots and the people. A worker
+The queue's order is the only arbiter. At most `bots` bot decisions, one chances job and one
+background job run at once, so a person's job always finds a worker; and while bots' decisions
+wait for their turn (the machine is behind), the chances and the background analyses wait too
+(workers.py). A chances job reads its game's position only when a worker takes it, so the one
+judged is where the game rests then. A worker
 dies with the server, however the server dies (lifeline.py).
 """
 
@@ -37,8 +39,9 @@ T = TypeVar("T")
 # Bots kept in a worker: one per game seat that moved lately (the oldest are dropped).
 KEEP_BOTS = 4096
 
-#: The most jobs of a kind running at once: a background analysis takes seconds and the chances
-#: are a sample of the positions, so neither may take the workers the bots and people need.
+#: The most jobs of a kind running at once besides the bots' (`bots`): a background analysis
+#: takes seconds and the chances are a sample of the positions, so neither may take the workers
+#: the bots and people need.
 LIMITS = {Priority.BACKGROUND: 1, Priority.CHANCES: 1}
 
 #: How much nicer than the server its workers run. The server's event loop serves every player
@@ -106,13 +109,15 @@ def _travelling(state: GameState) -> tuple[str, str, tuple[Any, ...]]:
 
 class WorkQueue:
     """The server's one work queue over `bots + 2` spawned worker processes (nothing of the
-    server is inherited; started as jobs need them).
+    server is inherited; started as jobs need them), at most `bots` of them thinking for bots.
 
     The kernel signals the death of the *thread* that started a worker, so the queue is used
     from one thread that lives as long as the server, the event loop's."""
 
     def __init__(self, bots: int = 1) -> None:
-        self.pool = ProcessPool(max(1, bots) + 2, NICE, name="dp-work", limits=LIMITS)
+        bots = max(1, bots)
+        limits = {Priority.BOT: bots, **LIMITS}
+        self.pool = ProcessPool(bots + 2, NICE, name="dp-work", limits=limits)
 
     async def drained(self) -> None:
         """Return once no job waits or runs (tests wait on this)."""

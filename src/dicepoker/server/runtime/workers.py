@@ -8,17 +8,18 @@ twice for every move (a bot's decision, the chances of the position it leads to)
 has one pipe: the loop writes calls to an idle worker and reads the answers when the pipe is
 readable (`loop.add_reader`).
 
-Every kind of work shares the one pool, so that a worker is never idle while work of another
-kind waits, and the calls wait in the loop by `Priority`: a person who waits for an answer
-first, then the bots, the live chances, and the analyses nobody waits for; first come first served
-within a priority. A priority may be limited to a number of calls running at once (`limits`):
-the background analyses take seconds each, and must never hold every worker while a bot's
-decision waits. A free worker is handed the calls waiting, up to `BATCH` (its share when there
-are several workers), in one write: the worker reads and answers them one by one, but a write
-that wakes another process costs the writer tens of microseconds on a loaded virtual machine,
-and a server's workers have a queue exactly when the machine is loaded. A call may name an
-`affinity` (a bot's game seat): it goes to the worker that last ran one of that key when that
-worker is free, where the bot's plan for its turn is kept, and to any other free one when not.
+Every kind of work shares the one pool, and the calls wait in the loop by `Priority`: a person who
+waits for an answer first, then the bots, the live chances, and the analyses nobody waits for; first
+come first served within a priority. A priority may be limited to a number of calls running at once
+(`limits`): the background analyses take seconds each, and must never hold every worker while a
+bot's decision waits. Calls that wait at their priority's limit hold back every less urgent call:
+they say that the machine is behind, and what is less urgent then waits its turn. A free worker is
+handed the calls waiting, up to `BATCH` (its share when there are several workers), in one write:
+the worker reads and answers them one by one, but a write that wakes another process costs the
+writer tens of microseconds on a loaded virtual machine, and a server's workers have a queue exactly
+when the machine is loaded. A call may name an `affinity` (a bot's game seat): it goes to the worker
+that last ran one of that key when that worker is free, where the bot's plan for its turn is kept,
+and to any other free one when not.
 
 Nothing here waits for a worker. A call is pickled when it is asked for, so that a call that
 cannot travel fails alone, at once, and a call bigger than `MAX_JOB_BYTES` is refused before
@@ -343,13 +344,18 @@ class ProcessPool:
 
     def _next(self, taken: Counter[Priority]) -> _Job | None:
         """The first call to hand over, `taken` more being handed now: the highest priority's
-        oldest, of a priority under its limit."""
+        oldest. A priority whose calls wait at their limit holds back the less urgent ones too:
+        calls that wait are the sign of a machine that is behind, and what is less urgent then
+        waits, rather than take the CPU from what falls behind."""
         for priority, queue in self._queues.items():  # in Priority's order
             while queue and queue[0].future.done():
                 queue.popleft()  # given up while it waited
+            if not queue:
+                continue
             limit = self.limits.get(priority)
-            if queue and (limit is None or self._running[priority] + taken[priority] < limit):
+            if limit is None or self._running[priority] + taken[priority] < limit:
                 return queue[0]
+            return None
         return None
 
     def _dispatch(self) -> None:
