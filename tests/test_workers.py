@@ -394,9 +394,9 @@ def test_a_person_s_call_goes_ahead_of_the_waiting_ones() -> None:
 
 
 def test_a_limited_priority_never_takes_more_workers_than_its_limit() -> None:
-    """Background calls limited to one at a time on two workers: the second waits while a
-    worker is free, a bot's call asked after them takes that worker at once, and no two
-    background calls ever overlap; a batch never mixes in a call over the limit."""
+    """Background calls limited to one worker of two: while one worker holds one, the others
+    wait though the other worker is free, a bot's call asked after them takes that worker at
+    once, and no two background calls ever overlap."""
 
     async def scenario() -> None:
         pool = ProcessPool(2, limits={Priority.BACKGROUND: 1})
@@ -408,7 +408,7 @@ def test_a_limited_priority_never_takes_more_workers_than_its_limit() -> None:
                 for n in range(3)
             ]
             await asyncio.sleep(0)
-            # One runs; two wait though a worker is free.
+            # The first, alone when asked, goes; two wait though a worker is free.
             assert pool.waiting(Priority.BACKGROUND) == 2
             bot = asyncio.ensure_future(pool.run(_spell, "bot", 0.0, priority=Priority.BOT))
             await asyncio.sleep(0)

@@ -172,8 +172,8 @@ def _message(received: bytearray) -> bytes | None:
 
 class ProcessPool:
     """Up to `size` spawned worker processes (nothing of the server is inherited), started as
-    calls need them, that run calls by `Priority`. `limits`: the most calls of a priority
-    running at once. The kernel signals the death of the *thread* that started a worker, so a
+    calls need them, that run calls by `Priority`. `limits`: the most workers holding calls of
+    a priority at once. The kernel signals the death of the *thread* that started a worker, so a
     pool is used from the event loop's thread only.
 
     `nice` (positional, second): its workers run that much nicer than this process, so that the
@@ -343,8 +343,10 @@ class ProcessPool:
         self._homes.clear()
 
     def _next(self, taken: Counter[Priority]) -> _Job | None:
-        """The first call to hand over, `taken` more being handed now: the highest priority's
-        oldest. A priority whose calls wait at their limit holds back the less urgent ones too:
+        """The first call to hand over to a free worker, `taken` more being handed to it now:
+        the highest priority's oldest. A priority's limit counts the workers that hold its calls
+        (a worker handed several in one write is one), so that a limited kind still goes in
+        batches. A priority whose calls wait at their limit holds back the less urgent ones too:
         calls that wait are the sign of a machine that is behind, and what is less urgent then
         waits, rather than take the CPU from what falls behind."""
         for priority, queue in self._queues.items():  # in Priority's order
@@ -353,10 +355,16 @@ class ProcessPool:
             if not queue:
                 continue
             limit = self.limits.get(priority)
-            if limit is None or self._running[priority] + taken[priority] < limit:
+            if limit is None or taken[priority] or self._holders(priority) < limit:
                 return queue[0]
             return None
         return None
+
+    def _holders(self, priority: Priority) -> int:
+        """How many workers hold calls of `priority` now."""
+        return sum(
+            1 for worker in self._workers if any(job.priority is priority for job in worker.calls)
+        )
 
     def _dispatch(self) -> None:
         """Hand waiting calls to free workers, starting workers up to `size`."""
