@@ -59,7 +59,7 @@ class ChancesWatcher:
         self.at_once = max(1, at_once)
         # The games whose position waits to be judged, in the order they began to wait.
         self._waiting: dict[str, LiveGame] = {}
-        # The games being judged now, each with the seq its position was taken at.
+        # The games being judged now, and the task that judges each.
         self._judging: dict[str, asyncio.Task[None]] = {}
         self._closing = False
         master.watch(self)
