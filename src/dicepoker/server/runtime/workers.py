@@ -99,6 +99,10 @@ READ_SIZE = 1 << 16
 REAP_SECONDS = 1.0
 
 
+#: A call whose arguments are taken when a worker takes it: its function, and what gives them.
+_Fresh = tuple[Callable[..., Any], Callable[[], tuple[Any, ...] | None]]
+
+
 @dataclass(eq=False)
 class _Job:
     framed: bytes  # the pickled call, framed for the worker's `recv_bytes` (b"" until fresh)
@@ -107,7 +111,7 @@ class _Job:
     affinity: Hashable | None
     # A call whose arguments are taken when a worker takes it (`run_fresh`): its function, and
     # what gives its arguments then (None: nothing to do any more).
-    fresh: tuple[Callable[..., Any], Callable[[], tuple[Any, ...] | None]] | None = None
+    fresh: _Fresh | None = None
     handovers: int = 0  # times its worker died before it could have started it
     end: int = 0  # where its bytes end in its worker's stream (as `_Worker.sent` counts)
 
@@ -247,25 +251,9 @@ class ProcessPool:
         it prefers when that one is free (never waiting for it)."""
         if self._closed:
             raise RuntimeError("the worker pool is closed")
-        payload = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
-        if len(payload) > MAX_JOB_BYTES:
-            raise JobTooLarge(
-                f"a call of {len(payload)} bytes ({getattr(function, '__name__', function)}) is "
-                f"over the {MAX_JOB_BYTES} a worker is handed"
-            )
-        loop = asyncio.get_running_loop()
-        if loop is not self._loop:  # workers answer on the loop that started them
-            self._forget_loop()
-            self._loop = loop
-        future: asyncio.Future[T] = loop.create_future()
-        job = _Job(_frame(payload), future, Priority(priority), affinity)
-        self._queues[job.priority].append(job)
-        self._dispatch()
-        try:
-            return await future
-        finally:
-            if future.cancelled():  # given up: perhaps the last thing `drained` waited for
-                self._wake_drains()
+        framed = _framed_call(function, args)
+        answer: T = await self._queued(framed, priority, affinity)
+        return answer
 
     async def run_fresh(
         self,
@@ -281,18 +269,30 @@ class ProcessPool:
         worker, when `arguments` says there is nothing to do any more (None)."""
         if self._closed:
             raise RuntimeError("the worker pool is closed")
+        answer: T | None = await self._queued(b"", priority, affinity, (function, arguments))
+        return answer
+
+    async def _queued(
+        self,
+        framed: bytes,
+        priority: Priority,
+        affinity: Hashable | None,
+        fresh: _Fresh | None = None,
+    ) -> Any:
+        """Queue a call (`framed`, or `fresh` to be framed when a worker takes it) and wait for
+        its answer."""
         loop = asyncio.get_running_loop()
-        if loop is not self._loop:
+        if loop is not self._loop:  # workers answer on the loop that started them
             self._forget_loop()
             self._loop = loop
-        future: asyncio.Future[T | None] = loop.create_future()
-        job = _Job(b"", future, Priority(priority), affinity, fresh=(function, arguments))
+        future: asyncio.Future[Any] = loop.create_future()
+        job = _Job(framed, future, Priority(priority), affinity, fresh=fresh)
         self._queues[job.priority].append(job)
         self._dispatch()
         try:
             return await future
         finally:
-            if future.cancelled():
+            if future.cancelled():  # given up: perhaps the last thing `drained` waited for
                 self._wake_drains()
 
     async def drained(self) -> None:
@@ -573,14 +573,22 @@ def _made_fresh(job: _Job) -> bool:
         if args is None:
             job.future.set_result(None)
             return False
-        payload = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
-        if len(payload) > MAX_JOB_BYTES:
-            raise JobTooLarge(f"a call of {len(payload)} bytes is over the {MAX_JOB_BYTES}")
+        job.framed = _framed_call(function, args)
     except Exception as exc:
         job.future.set_exception(exc)
         return False
-    job.framed = _frame(payload)
     return True
+
+
+def _framed_call(function: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+    """The call pickled and framed for its worker; `JobTooLarge` over `MAX_JOB_BYTES`."""
+    payload = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
+    if len(payload) > MAX_JOB_BYTES:
+        raise JobTooLarge(
+            f"a call of {len(payload)} bytes ({getattr(function, '__name__', function)}) is "
+            f"over the {MAX_JOB_BYTES} a worker is handed"
+        )
+    return _frame(payload)
 
 
 def _cancel(future: asyncio.Future[Any]) -> None:
