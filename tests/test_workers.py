@@ -364,7 +364,7 @@ def test_calls_go_by_priority_first_come_first_served_within_one() -> None:
 
 def test_a_person_s_call_goes_ahead_of_the_waiting_ones() -> None:
     """`Priority.PERSON`: ahead of the calls already waiting, behind the one a worker runs; the
-    queue says which priorities wait (`waits`), a call given up no longer counting."""
+    queue says how many calls of a priority wait, a call given up no longer counting."""
 
     async def scenario() -> None:
         pool = ProcessPool(1)
@@ -373,15 +373,15 @@ def test_a_person_s_call_goes_ahead_of_the_waiting_ones() -> None:
             running_call = asyncio.ensure_future(pool.run(_slow_pid, 0.3))
             background = [asyncio.ensure_future(pool.run(_stamped, f"b{i}")) for i in range(3)]
             await asyncio.sleep(0)  # (the calls are asked for)
-            assert pool.waits(Priority.BOT) and not pool.waits(Priority.PERSON, Priority.CHANCES)
+            assert pool.waiting(Priority.BOT) == 3 and pool.waiting(Priority.PERSON) == 0
             dropped = asyncio.ensure_future(
                 pool.run(_stamped, "dropped", priority=Priority.CHANCES)
             )
             await asyncio.sleep(0)  # (queued)
-            assert pool.waits(Priority.CHANCES)
+            assert pool.waiting(Priority.CHANCES) == 1
             dropped.cancel()
             await asyncio.gather(dropped, return_exceptions=True)
-            assert not pool.waits(Priority.CHANCES)
+            assert pool.waiting(Priority.CHANCES) == 0
             urgent = asyncio.ensure_future(pool.run(_stamped, "urgent", priority=Priority.PERSON))
             await running_call
             stamps = dict(await asyncio.gather(urgent, *background))

@@ -209,7 +209,6 @@ class ProcessPool:
         self._workers: list[_Worker] = []
         self._idle: list[_Worker] = []
         self._queues: dict[Priority, deque[_Job]] = {priority: deque() for priority in Priority}
-        self._running: Counter[Priority] = Counter()  # calls handed over and not answered
         self._homes: OrderedDict[Hashable, _Worker] = OrderedDict()
         self._drains: list[asyncio.Future[None]] = []
         self._reaping: list[BaseProcess] = []
@@ -221,17 +220,6 @@ class ProcessPool:
     def pids(self) -> list[int]:
         """The worker processes' ids."""
         return [worker.pid for worker in self._workers if worker.pid]
-
-    def waits(self, *priorities: Priority) -> bool:
-        """Whether a call of one of `priorities` waits for a worker: what the chances ask before
-        each position, so it takes no longer than the calls given up at a queue's head."""
-        for priority in priorities:
-            queue = self._queues[priority]
-            while queue and queue[0].future.done():
-                queue.popleft()  # given up while it waited
-            if queue:
-                return True
-        return False
 
     def waiting(self, priority: Priority | None = None) -> int:
         """How many calls wait for a worker (of `priority`, or of all): the pool's load."""
@@ -314,7 +302,6 @@ class ProcessPool:
             self._end(worker)
             for job in held:
                 _cancel(job.future)
-        self._running.clear()
         deadline = time.monotonic() + REAP_SECONDS
         for process in self._reaping:  # killed: they end at once
             process.join(max(0.0, deadline - time.monotonic()))
@@ -339,7 +326,6 @@ class ProcessPool:
             self._end(worker)
         for queue in self._queues.values():
             queue.clear()
-        self._running.clear()
         self._homes.clear()
 
     def _next(self, taken: Counter[Priority]) -> _Job | None:
@@ -415,7 +401,6 @@ class ProcessPool:
             self._idle.append(worker)
             return
         for job in jobs:
-            self._running[job.priority] += 1
             worker.queued += len(job.framed)
             job.end = worker.queued
             worker.calls.append(job)
@@ -495,7 +480,6 @@ class ProcessPool:
         worker.received += chunk
         while worker.calls and (data := _message(worker.received)) is not None:
             job = worker.calls.popleft()
-            self._running[job.priority] -= 1
             if job.future.done():
                 continue  # given up while it ran
             try:
@@ -522,8 +506,6 @@ class ProcessPool:
         held = list(worker.calls)
         sent = worker.sent
         self._end(worker)
-        for job in held:
-            self._running[job.priority] -= 1
         again = held
         if held and held[0].end <= sent:  # the worker had all of it: it may have been running
             again = held[1:]
