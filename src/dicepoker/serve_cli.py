@@ -42,8 +42,9 @@ def serve_command(
         typer.Option(
             min=0,
             help=(
-                "Worker processes beyond two for the bots, hints, chances and analyses (N: N + 2"
-                " processes sharing one work queue; 0: all of them in threads of the server)."
+                "Worker processes that may think for bots at once; two more serve the hints,"
+                " chances and analyses (N: N + 2 processes sharing one work queue; 0: all of"
+                " them in threads of the server)."
             ),
         ),
     ] = 1,
