@@ -13,11 +13,11 @@ object per game seat) between calls. Every job goes through one queue, most urge
 - `Priority.BACKGROUND`: analyses nobody waits for move by move (puzzle harvests, accuracy),
   and the analyses a person asks for, which take seconds.
 
-The queue's order is the only arbiter. At most `bots` bot decisions, one chances job and one
-background job run at once, so a person's job always finds a worker; and while bots' decisions
-wait for their turn (the machine is behind), the chances and the background analyses wait too
-(workers.py). A chances job reads its game's position only when a worker takes it, so the one
-judged is where the game rests then. A worker
+The queue's order is the only arbiter. At most `bots` workers think for bots at once (handed
+their decisions in batches), one judges chances and one runs a background job, so a person's job
+always finds a worker; and while bots' decisions wait for their turn (the machine is behind), the
+chances and the background analyses wait too (workers.py). A chances job reads its game's
+position only when a worker takes it, so the one judged is where the game rests then. A worker
 dies with the server, however the server dies (lifeline.py).
 """
 
