@@ -170,6 +170,18 @@ def test_a_server_room_imports_only_the_rooms_below_it(room: str) -> None:
     assert not found, "\n".join(found)
 
 
+def test_the_services_import_nothing_of_the_http_room() -> None:
+    """The routes import the services (their dependencies, the limiters' wiring): the services
+    importing the routes' room back would make the imports run both ways."""
+    wiring = SRC / "server" / "services.py"
+    found = [
+        f"{where}: {module}"
+        for where, module in imports(wiring)
+        if module == "dicepoker.server.http" or module.startswith("dicepoker.server.http.")
+    ]
+    assert not found, "\n".join(found)
+
+
 def test_the_server_never_imports_the_web_pages() -> None:
     """The pages use the server's services; the server knows nothing of them (dicepoker.site
     puts the two together)."""

@@ -1,6 +1,6 @@
-"""The limits of server/http/limits.py on the test Redis, and the HTTP defences of security.py and
-origin.py on the ASGI app itself: shared token buckets, the WebSocket cap per address (and what
-a crashed process leaves), the fallback when Redis is out of reach, the scheme in the Origin
+"""The limits of server/runtime/limits.py on the test Redis, and the HTTP defences of security.py
+and origin.py on the ASGI app itself: shared token buckets, the WebSocket cap per address (and
+what a crashed process leaves), the fallback when Redis is out of reach, the scheme in the Origin
 checks, HSTS over https only, and chunked bodies over the limit. The same against real server
 processes: tests/test_limits_live.py."""
 
@@ -21,9 +21,9 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from dicepoker.server.community.accounts import COOKIE
-from dicepoker.server.http.limits import SOCKETS, TIMEOUT_S, RateLimiter, SharedRedis, SocketCap
 from dicepoker.server.http.origin import CookieOrigin, origin_matches
 from dicepoker.server.http.security import HSTS, BodyLimit, Message, Scope, SecurityHeaders
+from dicepoker.server.runtime.limits import SOCKETS, TIMEOUT_S, RateLimiter, SharedRedis, SocketCap
 from dicepoker.site import Settings, create_app
 from live_server import nowhere_port, redis_url
 from tcp_proxy import TcpProxy

@@ -195,7 +195,8 @@ def test_an_unexpected_error_is_a_plain_500(tmp_path: Path) -> None:
 
 def test_token_buckets() -> None:
     """The limiters' arithmetic, on a clock of their own."""
-    from dicepoker.server.http.security import ClientLimiter, SocketLimiter, TokenBucket, Verdict
+    from dicepoker.server.http.security import SocketLimiter, Verdict
+    from dicepoker.server.runtime.limits import ClientLimiter, TokenBucket
 
     bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
     assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]

@@ -1,6 +1,6 @@
 """What the routes of one web app share: its store, its game master and the master's helpers
 (bot driver, turn clock), its rate limiters (shared through Redis when there is one:
-server/http/limits.py) and its analysis cache.
+server/runtime/limits.py) and its analysis cache.
 
 `Services.build` wires the master to the SQL store, the Redis bus (or the local one), its
 watchers (bots, clock, chances, results, puzzles) and the work queue over the worker processes;
@@ -43,9 +43,8 @@ from dicepoker.server.community.daily import DailyService, ParRunner, par_in_thr
 from dicepoker.server.community.puzzles import Puzzles
 from dicepoker.server.community.ratings import RatingBook
 from dicepoker.server.community.results import Results
-from dicepoker.server.http.limits import RateLimiter, SharedRedis, SocketCap
-from dicepoker.server.http.security import RateLimited
 from dicepoker.server.runtime.bus import make_bus
+from dicepoker.server.runtime.limits import RateLimited, RateLimiter, SharedRedis, SocketCap
 from dicepoker.server.runtime.metrics import Metrics, MovesCounted, TimedThinker
 from dicepoker.server.runtime.work import WorkQueue
 from dicepoker.server.settings import Settings

@@ -20,7 +20,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicepoker.master import Refusal
 from dicepoker.protocol import MAX_DIGITS
-from dicepoker.server.http.security import SECURITY_HEADERS, RateLimited
+from dicepoker.server.http.security import SECURITY_HEADERS
+from dicepoker.server.runtime.limits import RateLimited
 from dicepoker.server.runtime.logs import REQUEST_ID
 
 log = logging.getLogger("dicepoker.server")

@@ -1,16 +1,14 @@
 """Defences of the web app that are not game rules: rate limits and security headers.
 
-- `TokenBucket`: `rate` tokens a second up to `burst`; each message or request takes one.
 - `SocketLimiter`: one per WebSocket connection; over the limit a message is refused, and a
   connection that keeps flooding is closed.
-- `ClientLimiter`: one bucket per client address, for the HTTP endpoints that create things
-  (games, seats, imported records); bounded in memory however many addresses call.
 - `SecurityHeaders`: Content-Security-Policy, X-Frame-Options and friends on every HTTP response,
   and Strict-Transport-Security on those served over https.
 - `BodyLimit`: request bodies over a size are refused (413) before the app reads them, however
   they are sent (with a Content-Length, or chunked).
 
-The limits per address shared by several processes are in limits.py.
+The limits per address (and per account name), shared by several processes through Redis when
+there is one, are in server/runtime/limits.py with their token buckets.
 
 A rate of 0 (or less) switches a limit off (tests, load benchmarks).
 """
@@ -18,12 +16,12 @@ A rate of 0 (or less) switches a limit off (tests, load benchmarks).
 from __future__ import annotations
 
 import json
-import math
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from enum import Enum
 from typing import Any, Final
+
+from dicepoker.server.runtime.limits import TokenBucket
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -66,43 +64,6 @@ SECURITY_HEADERS: Final[dict[str, str]] = {
 HSTS: Final = ("strict-transport-security", "max-age=63072000; includeSubDomains")
 
 
-class TokenBucket:
-    """`burst` tokens to start with, refilled at `rate` a second; `rate <= 0` never runs out."""
-
-    __slots__ = ("burst", "rate", "stamp", "tokens")
-
-    def __init__(self, rate: float, burst: int, now: float | None = None) -> None:
-        self.rate = rate
-        self.burst = max(1, burst)
-        self.tokens = float(self.burst)
-        self.stamp = time.monotonic() if now is None else now
-
-    def _refill(self, now: float) -> None:
-        if now > self.stamp:
-            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-
-    def take(self, now: float | None = None) -> bool:
-        """Take one token if there is one."""
-        if self.rate <= 0:
-            return True
-        self._refill(time.monotonic() if now is None else now)
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-    def wait(self, now: float | None = None) -> float:
-        """Seconds until the next token (0 when there is one now)."""
-        if self.rate <= 0:
-            return 0.0
-        self._refill(time.monotonic() if now is None else now)
-        return max(0.0, (1 - self.tokens) / self.rate)
-
-    def full(self, now: float) -> bool:
-        return self.rate <= 0 or self.tokens + (now - self.stamp) * self.rate >= self.burst
-
-
 class Verdict(Enum):
     ACCEPT = "accept"
     REFUSE = "refuse"  # answer `rate_limited`, do not process
@@ -129,59 +90,6 @@ class SocketLimiter:
         if self.refusals.take(now):
             return Verdict.REFUSE
         return Verdict.CLOSE
-
-
-class ClientLimiter:
-    """One token bucket per client key (its address), at most `max_clients` buckets kept.
-
-    Buckets are kept in least-recently-used order; past `max_clients` the least recently used
-    are dropped (an address that has not called for a while has a full bucket anyway).
-    """
-
-    def __init__(self, rate: float, burst: int, max_clients: int = 10_000) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.max_clients = max_clients
-        self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
-
-    def check(self, key: str, now: float | None = None) -> float | None:
-        """None when `key` may go ahead (a token is taken), else the seconds it should wait."""
-        if self.rate <= 0:
-            return None
-        now = time.monotonic() if now is None else now
-        bucket = self.buckets.get(key)
-        if bucket is None:
-            bucket = self.buckets[key] = TokenBucket(self.rate, self.burst, now)
-            while len(self.buckets) > self.max_clients:
-                self.buckets.popitem(last=False)
-        else:
-            self.buckets.move_to_end(key)
-        if bucket.take(now):
-            return None
-        return bucket.wait(now)
-
-    def waiting(self, key: str, now: float | None = None) -> float | None:
-        """Like `check`, but takes no token: the seconds `key` must wait, or None. With `spend`,
-        a limit that only what fails uses up (wrong passwords for one account)."""
-        if self.rate <= 0:
-            return None
-        bucket = self.buckets.get(key)
-        if bucket is None:
-            return None
-        wait = bucket.wait(time.monotonic() if now is None else now)
-        return wait if wait > 0 else None
-
-    def spend(self, key: str, now: float | None = None) -> None:
-        """Take a token from `key`'s bucket (if it has one left)."""
-        self.check(key, now)
-
-
-class RateLimited(Exception):
-    """An HTTP request over its client's limit: answered 429 with Retry-After."""
-
-    def __init__(self, retry_after: float) -> None:
-        super().__init__("rate limited")
-        self.retry_after = max(1, math.ceil(retry_after))
 
 
 class SecurityHeaders:

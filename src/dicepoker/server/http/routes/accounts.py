@@ -18,7 +18,7 @@ from dicepoker.server.community.accounts import (
     required_account,
     session_token,
 )
-from dicepoker.server.http.security import RateLimited
+from dicepoker.server.runtime.limits import RateLimited
 from dicepoker.server.services import LOGGING_IN, Services, services
 
 router = APIRouter(prefix="/api", tags=["accounts"])

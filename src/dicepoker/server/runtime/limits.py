@@ -1,6 +1,9 @@
 """Per-address limits that hold across server processes: shared through Redis when the server has
-one (`--redis-url`), else kept in the process (security.py's `ClientLimiter`).
+one (`--redis-url`), else kept in the process (`ClientLimiter`).
 
+- `TokenBucket`: `rate` tokens a second up to `burst`; each request takes one.
+- `ClientLimiter`: one bucket per key (a client address, an account's name), bounded in memory
+  however many keys call: one process's buckets.
 - `RateLimiter`: the token buckets of one limit (games created, analyses, logins, ...). With
   Redis, a bucket is a hash `dicepoker:rate:<limit>:<key>` that one Lua script refills and takes
   from atomically, on Redis's own clock (`TIME`), so `--workers N` or N machines share one
@@ -14,6 +17,12 @@ one (`--redis-url`), else kept in the process (security.py's `ClientLimiter`).
 Redis out of reach (refused, or no answer within `TIMEOUT_S`) never fails a request: the process
 falls back to its own buckets and counts (each limit then holds per process, as with one process)
 and tries Redis again after `RETRY_S`. The fallback is logged once per outage.
+
+A request over its limit raises `RateLimited` (the HTTP app answers it 429 with Retry-After). The
+limits live here, with what runs the server, rather than in `http/`: the services that wire them
+and the route dependencies that spend them sit above the routes, and imports run one way.
+
+A rate of 0 (or less) switches a limit off (tests, load benchmarks).
 """
 
 from __future__ import annotations
@@ -22,14 +31,13 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import math
 import os
 import secrets
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
-
-from dicepoker.server.http.security import ClientLimiter
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -101,6 +109,96 @@ end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 """
+
+
+class TokenBucket:
+    """`burst` tokens to start with, refilled at `rate` a second; `rate <= 0` never runs out."""
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: int, now: float | None = None) -> None:
+        self.rate = rate
+        self.burst = max(1, burst)
+        self.tokens = float(self.burst)
+        self.stamp = time.monotonic() if now is None else now
+
+    def _refill(self, now: float) -> None:
+        if now > self.stamp:
+            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def take(self, now: float | None = None) -> bool:
+        """Take one token if there is one."""
+        if self.rate <= 0:
+            return True
+        self._refill(time.monotonic() if now is None else now)
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    def wait(self, now: float | None = None) -> float:
+        """Seconds until the next token (0 when there is one now)."""
+        if self.rate <= 0:
+            return 0.0
+        self._refill(time.monotonic() if now is None else now)
+        return max(0.0, (1 - self.tokens) / self.rate)
+
+    def full(self, now: float) -> bool:
+        return self.rate <= 0 or self.tokens + (now - self.stamp) * self.rate >= self.burst
+
+
+class ClientLimiter:
+    """One token bucket per client key (its address), at most `max_clients` buckets kept.
+
+    Buckets are kept in least-recently-used order; past `max_clients` the least recently used
+    are dropped (an address that has not called for a while has a full bucket anyway).
+    """
+
+    def __init__(self, rate: float, burst: int, max_clients: int = 10_000) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_clients = max_clients
+        self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def check(self, key: str, now: float | None = None) -> float | None:
+        """None when `key` may go ahead (a token is taken), else the seconds it should wait."""
+        if self.rate <= 0:
+            return None
+        now = time.monotonic() if now is None else now
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = TokenBucket(self.rate, self.burst, now)
+            while len(self.buckets) > self.max_clients:
+                self.buckets.popitem(last=False)
+        else:
+            self.buckets.move_to_end(key)
+        if bucket.take(now):
+            return None
+        return bucket.wait(now)
+
+    def waiting(self, key: str, now: float | None = None) -> float | None:
+        """Like `check`, but takes no token: the seconds `key` must wait, or None. With `spend`,
+        a limit that only what fails uses up (wrong passwords for one account)."""
+        if self.rate <= 0:
+            return None
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            return None
+        wait = bucket.wait(time.monotonic() if now is None else now)
+        return wait if wait > 0 else None
+
+    def spend(self, key: str, now: float | None = None) -> None:
+        """Take a token from `key`'s bucket (if it has one left)."""
+        self.check(key, now)
+
+
+class RateLimited(Exception):
+    """An HTTP request over its client's limit: answered 429 with Retry-After."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__("rate limited")
+        self.retry_after = max(1, math.ceil(retry_after))
 
 
 class SharedRedis:
