@@ -69,6 +69,9 @@ class GameRow(Base):
     human_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True, default=utcnow
     )
+    # Whether the expert's help is open to its players (migration 0009): decided at creation;
+    # null in a row written by older code, where the default rule stands in.
+    assisted: Mapped[bool | None] = mapped_column(Boolean, nullable=True, default=None)
 
 
 class EventRow(Base):
@@ -103,6 +106,11 @@ class AccountRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(20))
     name_key: Mapped[str] = mapped_column(String(80), unique=True)
+    # The name's confusable skeleton (Unicode TR39, migration 0009): a look-alike of a name is
+    # that name; null only for an account made before, whose skeleton an earlier name took.
+    name_skeleton: Mapped[str | None] = mapped_column(
+        String(128), unique=True, nullable=True, default=None
+    )
     password_hash: Mapped[str] = mapped_column(String(200))
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -120,6 +128,22 @@ class SessionRow(Base):
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class AccountDeviceRow(Base):
+    """A browser that logged in to the account with its password: the SHA-256 of its device
+    cookie. Such a device is exempt from the per-name lockout that strangers' wrong guesses
+    cause (OWASP's device cookies; migration 0009)."""
+
+    __tablename__ = "account_devices"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    used_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class GamePlayerRow(Base):
@@ -242,6 +266,7 @@ class DailyGameRow(Base):
     __tablename__ = "daily_games"
     __table_args__ = (
         UniqueConstraint("preset", "day", "account_id", name="uq_daily_games_account"),
+        UniqueConstraint("preset", "day", "name_key", name="uq_daily_games_name"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -252,6 +277,9 @@ class DailyGameRow(Base):
         ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True, default=None
     )
     name: Mapped[str] = mapped_column(String(64))
+    # The account's `name_key` (migration 0009), kept when it is deleted: a name made again does
+    # not play the same day twice.
+    name_key: Mapped[str | None] = mapped_column(String(80), nullable=True, default=None)
     score: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
