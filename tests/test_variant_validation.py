@@ -62,12 +62,9 @@ GOOD: dict[str, Any] = {
     "extra_yahtzee": ExtraYahtzee("yahtzee", 100, (("full_house", 25),)),
     "clock": ClockPolicy("turn_seconds", 60),
 }
-#: Auto-play, which does not follow the forced Joker, in a variant without it.
-AUTOPLAYED: dict[str, Any] = {
-    **GOOD,
-    "extra_yahtzee": None,
-    "autoplay": AutoPlay(("yahtzee", "pair")),
-}
+#: Auto-play beside the forced Joker: auto-play chooses among the moves the engine allows, so it
+#: follows the Joker (tests/test_autoplay.py).
+AUTOPLAYED: dict[str, Any] = {**GOOD, "autoplay": AutoPlay(("yahtzee", "pair"))}
 SCHOOL_ROWS = (
     _face("ones", 1, school=True, star=True),
     _face("twos", 2, school=True, star=True),
@@ -259,25 +256,19 @@ MALFORMED: list[tuple[str, dict[str, Any], str, str]] = [
     ),
     (
         "auto-play naming no row",
-        {"autoplay": AutoPlay(("five_of_a_kind",)), "extra_yahtzee": None},
+        {"autoplay": AutoPlay(("five_of_a_kind",))},
         "autoplay.priority",
         "names no row: 'five_of_a_kind'",
     ),
     (
         "auto-play listing a row twice",
-        {"autoplay": AutoPlay(("pair", "pair")), "extra_yahtzee": None},
+        {"autoplay": AutoPlay(("pair", "pair"))},
         "autoplay.priority",
         "'pair' is listed twice",
     ),
     (
-        "auto-play beside the forced Joker",
-        {"autoplay": AutoPlay(("pair",))},
-        "autoplay",
-        "does not follow extra_yahtzee's forced Joker",
-    ),
-    (
         "auto-play with no row",
-        {"autoplay": AutoPlay(()), "extra_yahtzee": None},
+        {"autoplay": AutoPlay(())},
         "autoplay.priority",
         "is empty",
     ),

@@ -258,15 +258,6 @@ def _check_blocks(rules: Rules) -> None:
                     "row is a face row",
                 )
     autoplay = rules.autoplay
-    if autoplay is not None and extra is not None:
-        # `engine.autoplay_action` scores by the priority and the upper rows alone: a further
-        # Yahtzee would be sent to a row the forced Joker refuses, and the turn would stall.
-        raise InvalidVariant(
-            name,
-            "autoplay",
-            "auto-play does not follow extra_yahtzee's forced Joker: a variant has one or the "
-            "other",
-        )
     if autoplay is not None:
         if not autoplay.priority:
             raise InvalidVariant(name, "autoplay.priority", "is empty")
