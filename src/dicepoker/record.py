@@ -22,7 +22,6 @@ from pydantic import ValidationError
 
 from dicepoker.dice import DiceSource, FixedDice
 from dicepoker.engine import (
-    FORFEIT,
     Action,
     Forfeit,
     GameState,
@@ -35,6 +34,7 @@ from dicepoker.engine import (
     parse_action,
     totals,
 )
+from dicepoker.engine.actions import FORFEIT_REASONS
 from dicepoker.protocol import JSONTextError, Record, check_value, clean_name, strict_loads
 from dicepoker.rules import Rules, RulesError, get_rules, variant_names
 
@@ -113,7 +113,7 @@ class Game:
             current["rolls"].append(roll)
         else:
             if isinstance(action, Forfeit):
-                current["forfeit"] = "timeout"
+                current["forfeit"] = action.reason
             else:
                 current["move"] = str(action)
             self._current = {"rolls": []}
@@ -296,9 +296,10 @@ def _play_turn(game: Game, number: int, turn: object, last: bool) -> None:
     if move is not None and forfeit is not None:
         raise ValueError("a turn has either a move or a forfeit, not both")
     if forfeit is not None:
-        if forfeit != "timeout":
-            raise ValueError(f"unknown forfeit {forfeit!r} (only 'timeout')")
-        game.play(FORFEIT)
+        if forfeit not in FORFEIT_REASONS:
+            known = " or ".join(repr(reason) for reason in FORFEIT_REASONS)
+            raise ValueError(f"unknown forfeit {forfeit!r} ({known})")
+        game.play(Forfeit(forfeit), auto=turn.get("auto") is True)
         return
     if move is None:
         if not last:

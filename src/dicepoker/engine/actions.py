@@ -2,8 +2,9 @@
 
 `roll` throws all the dice, `keep 0 1` keeps dice 0 and 1 and throws the rest (the record's word;
 `hold 0 1`, the word of earlier versions, is read as the same action), `score ROW`, `strike ROW`
-and `zero ROW` fill a cell, `timeout` records a lost turn clock. `parse_action` and `str(action)`
-round-trip exactly, like python-chess's `Move.from_uci()` and `uci()`.
+and `zero ROW` fill a cell, `timeout` records a lost turn clock and `absent` a player counted
+gone (`Forfeit`). `parse_action` and `str(action)` round-trip exactly, like python-chess's
+`Move.from_uci()` and `uci()`.
 """
 
 from __future__ import annotations
@@ -42,18 +43,28 @@ class Move:
         return f"{self.verb} {self.row}"
 
 
+#: Why a player forfeits: "timeout", their turn clock ran out in a variant whose rules make that
+#: lose the game; "absent", they were counted gone from a game the others play on (a rated
+#: game's turn clock says when: `dicepoker.master.clock`).
+ForfeitReason = Literal["timeout", "absent"]
+FORFEIT_REASONS: tuple[ForfeitReason, ...] = ("timeout", "absent")
+
+
 @dataclass(frozen=True, slots=True)
 class Forfeit:
-    """The player's turn clock ran out (variants where that loses the game)."""
+    """The player to move loses the game: ranked last, and the others play on (`reason`)."""
+
+    reason: ForfeitReason = "timeout"
 
     def __str__(self) -> str:
-        return "timeout"
+        return self.reason
 
 
 Action = Roll | Move | Forfeit
 
 ROLL = Roll()
 FORFEIT = Forfeit()
+ABSENT = Forfeit("absent")
 
 
 def keep(*positions: int) -> Roll:
@@ -84,6 +95,8 @@ def parse_action(text: str) -> Action:
         return ROLL
     if head == "timeout" and not rest:
         return FORFEIT
+    if head == "absent" and not rest:
+        return ABSENT
     if head in KEEP_WORDS and rest:
         if not all(word.isdigit() and word.isascii() for word in rest):
             raise NotationError(f"'{head}' takes die positions (0, 1, ...), not {' '.join(rest)!r}")

@@ -70,7 +70,7 @@ def apply(
     if isinstance(action, Move):
         return _move(state, action)
     if isinstance(action, Forfeit):
-        return _forfeit(state)
+        return _forfeit(state, action)
     raise IllegalActionError(f"not an action: {action!r}")
 
 
@@ -230,10 +230,18 @@ def _move(state: GameState, move: Move) -> GameState:
     return _advance(state, sheets, state.forfeited)
 
 
-def _forfeit(state: GameState) -> GameState:
+def _forfeit(state: GameState, forfeit: Forfeit) -> GameState:
+    """The player to move is out: ranked last (`ranking`), skipped from now on, and the game
+    ends when one player is left. A `timeout` is the variant's own rule (its rules say that a
+    run-out clock loses, and the game has one); `absent` needs someone else still in the game
+    to lose to. When a player counts as absent (a rated game's missed turns) is the server's
+    rule, not the position's: nothing in a game's state says who was at the keyboard."""
     rules = state.rules
-    if not (rules.timeout_loses and rules.turn_seconds > 0):
-        raise IllegalActionError(f"{rules.variant} without a turn clock has no timeout")
+    if forfeit.reason == "timeout":
+        if not (rules.timeout_loses and rules.turn_seconds > 0):
+            raise IllegalActionError(f"{rules.variant} without a turn clock has no timeout")
+    elif len(_active(state.contenders, state.forfeited)) < 2:
+        raise IllegalActionError("nobody else is in the game: there is no one to lose to")
     return _advance(state, state.sheets, (*state.forfeited, state.seat))
 
 

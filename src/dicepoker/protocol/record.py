@@ -32,8 +32,10 @@ class RecordRoll(_Open):
 class RecordTurn(_Open):
     rolls: list[RecordRoll] | None = None
     move: str | None = Field(default=None, description="score ROW, strike ROW or zero ROW")
-    forfeit: Literal["timeout"] | None = Field(
-        default=None, description="in place of a move: the player's clock ran out"
+    forfeit: Literal["timeout", "absent"] | None = Field(
+        default=None,
+        description="in place of a move, the player lost: timeout, their clock ran out (a"
+        " variant whose rules say so); absent, they missed turns in a row of a rated game",
     )
     auto: bool | None = Field(default=None, description="true: played by auto-play")
 
