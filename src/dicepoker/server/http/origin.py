@@ -7,7 +7,16 @@ it comes from a page of ours: its `Origin` (or, when a browser sends none, its `
 name this host, over the scheme the request came by (an `http://` page is not the `https://`
 site: whoever can alter plain http traffic could post from it). Requests without the cookie are
 not affected: anonymous play and seat tokens (sent as bearer tokens, which no other site can make
-a browser send) work as before.
+a browser send) work as before, from scripts and other sites alike.
+
+Whether a request carries the session cookie is decided by the session lookup itself
+(community/accounts.py's `session_token`, Starlette's cookie parser over the request's Cookie
+header), never by a parser of our own: a request this check lets through as cookie-less is then
+one that no route can act on for a session. A stricter parser here (Python's `SimpleCookie`
+stops at the first chunk it cannot read, a quote in another cookie's value, a JSON consent
+cookie) once let such a request through while the lookup still found the session behind the
+chunk. Checking the Origin of every unsafe request, cookies or not, would hold too, but would
+refuse the API's scripts and other sites' pages that play anonymously, which the API promises.
 
 The request's scheme is the ASGI scope's: uvicorn sets it to https for a TLS connection, or from
 a trusted proxy's `X-Forwarded-Proto` (`--forwarded-allow-ips`). The game WebSocket's Origin check
@@ -17,22 +26,20 @@ a trusted proxy's `X-Forwarded-Proto` (`--forwarded-allow-ips`). The game WebSoc
 from __future__ import annotations
 
 import json
-from http.cookies import CookieError, SimpleCookie
 from urllib.parse import urlsplit
 
-from dicepoker.server.community.accounts import COOKIE
+from starlette.requests import Request
+
+from dicepoker.server.community.accounts import session_token
 from dicepoker.server.http.security import ASGIApp, Receive, Scope, Send
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def _has_session_cookie(raw: str) -> bool:
-    cookie: SimpleCookie = SimpleCookie()
-    try:
-        cookie.load(raw)
-    except CookieError:
-        return COOKIE in raw
-    return COOKIE in cookie
+def acts_for_a_session(scope: Scope) -> bool:
+    """Whether the request carries a session cookie, read as the session lookup reads it (an
+    empty one counts too: refusing it costs nothing)."""
+    return session_token(Request(scope)) is not None
 
 
 #: A WebSocket's scheme as the scheme of the pages that open it.
@@ -68,11 +75,8 @@ class CookieOrigin:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("method") in UNSAFE_METHODS:
             headers = {bytes(k).lower(): bytes(v) for k, v in scope.get("headers") or []}
-            cookie = headers.get(b"cookie")
-            if (
-                cookie
-                and _has_session_cookie(cookie.decode("latin-1"))
-                and not same_origin(headers, str(scope.get("scheme", "http")))
+            if acts_for_a_session(scope) and not same_origin(
+                headers, str(scope.get("scheme", "http"))
             ):
                 await _refuse(send)
                 return
