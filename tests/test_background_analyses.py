@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from daily_support import call, services_of
+from dicepoker.master.watcher import settled
 from dicepoker.server.community import analysis as analysis_module
 from dicepoker.server.settings import Settings
 from dicepoker.server.storage.models import GameResultRow
@@ -117,25 +118,34 @@ def analysed(client: TestClient, game_id: str) -> list[tuple[Any, Any]]:
 
 
 def test_a_waiting_accuracy_holds_its_game_id_only(tmp_path: Path, held: Held) -> None:
-    """While another game's accuracy is computed the next one waits, with its results written,
-    and the master may forget its game: nothing of it is held but its id."""
+    """While another game's accuracy is computed (its game held: it is loaded for the analysis)
+    the next one waits, with its results written, and the master may forget its game: nothing
+    of it is held but its id."""
     with finished_game(tmp_path, "first", account="Ana") as client:
         services = services_of(client)
+        results = services.results
         seats = [dict(seat) for seat in PEOPLE]
         seats[0]["account"] = call(client, services.accounts.create, "Bea", PASSWORD).id
         record: dict[str, Any] = blunder_game().to_record()
         call(client, lambda: store_game(services.store, "held", record, seats))
 
+        async def computing_first() -> None:
+            live = await services.master.load("first")
+            assert live is not None
+            assert await results.write(live)
+            results.queue(["first"])  # its accuracy's analysis starts, and is held
+
         async def end(game_id: str) -> bool:
             live = await services.master.load(game_id)
             assert live is not None
-            services.results.look(live)
-            await services.results.written(game_id)
+            results.look(live)
+            await settled([results], game_id)
             return services.master.busy(live)
 
-        call(client, end, "first")  # its accuracy's analysis starts, and is held
+        call(client, computing_first)
+        assert results.holds("first")
         assert call(client, end, "held") is False
-        assert services.results.waiting == 2 and not services.results.holds("held")
+        assert results.waiting == 2 and results.holds("first") and not results.holds("held")
         assert accuracies(client, "held") == [(None, None)]
         assert held.times == []
         exposition = services_of(client).metrics.exposition().decode()
@@ -176,7 +186,13 @@ def test_the_start_up_sweep_computes_the_accuracies_left_undone(
         assert accuracies(client, "undone") == [(None, None)]
     with TestClient(create_app(settings_in(tmp_path))) as client:
         results = services_of(client).results
-        call(client, results.settled)
+        # The sweep looks for the accuracies left undone in the background: a condition polled
+        # until it has found this one and written it, then nothing of the game is under way.
+        deadline = time.monotonic() + 60
+        while accuracies(client, "undone") == [(None, None)]:
+            assert time.monotonic() < deadline, "the sweep did not compute the accuracy"
+            time.sleep(0.05)
+        call(client, settled, [results], "undone")
         assert accuracies(client, "undone") == analysed(client, "undone")
         assert len(started.times) == 1
         call(client, results.accuracy, "undone")  # known: nothing to compute

@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from daily_support import Seat, call, ok, services_of
 from dicepoker.advisor import advise
 from dicepoker.master.tasks import Recent
+from dicepoker.master.watcher import settled
 from dicepoker.record import replay
 from dicepoker.rules import get_rules
 from dicepoker.server.community import analysis as analysis_module
@@ -294,7 +295,7 @@ def test_people_only_bots_never_and_the_sweep_at_start(
         put_game(client, "daily", record, reveal_at=datetime(2999, 1, 1, tzinfo=UTC))
     with app_client(database) as client:
         for game_id in ("people", "botfirst", "bots", "daily"):
-            call(client, services_of(client).puzzles.wait, game_id)
+            call(client, settled, [services_of(client).puzzles], game_id)
         deadline = time.monotonic() + 60
         while rows(client, "daily")[1] == 0 or rows(client, "people")[1] == 0:
             assert time.monotonic() < deadline, "the sweep did not harvest the games"
@@ -431,7 +432,7 @@ def test_games_that_end_while_harvests_wait_are_not_harvested(
         assert harvest_figures(services) == {"waiting": 2.0, "skipped_total": 2.0}
         release.set()
         for game_id in games:
-            call(client, puzzles.wait, game_id)
+            call(client, settled, [puzzles], game_id)
         assert harvest_figures(services) == {"waiting": 0.0, "skipped_total": 2.0}
         assert [rows(client, game_id) for game_id in games] == [(1, 1), (1, 1), (0, 0), (0, 0)]
 

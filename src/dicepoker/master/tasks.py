@@ -39,12 +39,6 @@ class GameTasks:
         """The game's task goes on, but is no longer the game's: a new one may start."""
         self._tasks.pop(game_id, None)
 
-    async def wait(self, game_id: str) -> None:
-        """Wait for the game's task to end, if one runs."""
-        task = self._tasks.get(game_id)
-        if task is not None:
-            await asyncio.gather(task, return_exceptions=True)
-
     async def close(self) -> None:
         tasks = [task for task in self._tasks.values() if not task.done()]
         self._tasks.clear()

@@ -326,12 +326,6 @@ class Puzzles:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def wait(self, game_id: str) -> None:
-        """Wait for this process's harvest of the game, if one runs (tests)."""
-        task = self._tasks.get(game_id)
-        if task is not None:
-            await asyncio.gather(task, return_exceptions=True)
-
     async def _harvest(self, live: LiveGame) -> None:
         try:
             await self.harvest(live)

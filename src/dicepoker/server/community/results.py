@@ -112,7 +112,12 @@ class Results:
         self._tasks.start(live.id, self._finish(live), name=f"results-{live.id}")
 
     def holds(self, game_id: str) -> bool:
-        return self._tasks.running(game_id)
+        """Its results being written, or its accuracy computed (the game is loaded for its
+        analysis); a game whose accuracy waits is not held: its id is all that waits."""
+        if self._tasks.running(game_id):
+            return True
+        computing = self._computing is not None and not self._computing.done()
+        return computing and next(iter(self._accuracies), None) == game_id
 
     @property
     def waiting(self) -> int:
@@ -126,20 +131,6 @@ class Results:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         self._sweeping = self._computing = None
-
-    async def written(self, game_id: str) -> None:
-        """Wait until the game's results are written, if they are being written here (tests)."""
-        await self._tasks.wait(game_id)
-
-    async def settled(self, game_id: str | None = None) -> None:
-        """Wait until the game's results are written, if they are being written here, the
-        start-up's sweep has queued what it found, and no accuracy waits here (tests)."""
-        if game_id is not None:
-            await self.written(game_id)
-        if self._sweeping is not None:
-            await asyncio.gather(self._sweeping, return_exceptions=True)
-        while self._computing is not None and not self._computing.done():
-            await asyncio.gather(self._computing, return_exceptions=True)
 
     async def _finish(self, live: LiveGame) -> None:
         try:
