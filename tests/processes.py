@@ -1,5 +1,6 @@
 """Processes as the tests see them, from /proc: a process's descendants, a process group's
-members, waiting for processes to end, and ending a process group for good.
+members, waiting for processes to end, ending a process group for good, and whether a child ends
+when its parent is killed.
 
 A process is named by its pid and its start time together, so that a pid the kernel hands to a
 new process is never taken for the old one. Zombies count as ended: they run no more and hold no
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -116,3 +118,35 @@ def run(command: Sequence[str], timeout: float) -> subprocess.CompletedProcess[s
             process.communicate()
         end_group(process.pid, grace=5.0)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def ends_with_its_parent(child: str, timeout: float) -> bool:
+    """Whether a Python child ends by itself within `timeout` seconds of its parent's SIGKILL.
+
+    A parent starts `child` (Python source that prints its own pid before anything else) and
+    waits to be killed; the test kills the parent alone, so that what ends the child is the
+    child's own binding to its parent. Every process of theirs is ended afterwards."""
+    parent = (
+        "import signal, subprocess, sys\n"
+        f"child = subprocess.Popen([sys.executable, '-c', {child!r}], stdout=subprocess.PIPE,"
+        " text=True)\n"
+        "print(child.stdout.readline().strip(), flush=True)\n"
+        "signal.pause()  # until the test kills this process\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", parent], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert process.stdout is not None
+        child_pid = int(process.stdout.readline())
+        [orphan] = [proc for proc in descendants(process.pid) if proc.pid == child_pid]
+        process.kill()
+        process.wait(timeout=15)
+        return not wait_ended([orphan], timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=15)
+        if process.stdout is not None:
+            process.stdout.close()
+        end_group(process.pid, grace=0.0)

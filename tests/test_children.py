@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 
 from live_server import LiveServer, fresh_postgres_database, redis_url
-from processes import Proc, descendants, end_group, wait_ended
+from processes import Proc, descendants, ends_with_its_parent, wait_ended
 
 BOT_FIRST = [{"kind": "bot", "level": "greedy"}, {"kind": "human", "name": "Ana"}]
 
@@ -114,29 +114,7 @@ def test_the_portable_watch_ends_a_child_whose_parent_died() -> None:
         "print(os.getpid(), flush=True)\n"
         "watch_parent(parent, signal.SIGKILL, interval=0.05)\n"
     )
-    parent = (
-        "import signal, subprocess, sys\n"
-        f"child = subprocess.Popen({_python(child)!r}, stdout=subprocess.PIPE, text=True)\n"
-        "print(child.stdout.readline().strip(), flush=True)\n"
-        "signal.pause()  # until the test kills this process\n"
-    )
-    process = subprocess.Popen(
-        _python(parent), stdout=subprocess.PIPE, text=True, start_new_session=True
-    )
-    try:
-        assert process.stdout is not None
-        child_pid = int(process.stdout.readline())
-        [grandchild] = [proc for proc in descendants(process.pid) if proc.pid == child_pid]
-        process.kill()
-        process.wait(timeout=15)
-        assert not wait_ended([grandchild], timeout=15.0)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=15)
-        if process.stdout is not None:
-            process.stdout.close()
-        end_group(process.pid)
+    assert ends_with_its_parent(child, timeout=15.0)
 
 
 def test_a_child_whose_parent_died_before_it_bound_itself_ends_at_once() -> None:

@@ -8,13 +8,13 @@ import signal
 import subprocess
 import sys
 
-from processes import descendants, end_group, wait_ended
+from processes import end_group, ends_with_its_parent
 
 
-def _orphaned_child(ignores_sigterm: bool, kill_after: float) -> list[str]:
-    """A parent that starts a child bound to it with SIGTERM and `kill_after`, prints the child's
-    pid and waits to be killed; the child ignores SIGTERM (as a stuck server would) or not."""
-    child = (
+def _bound_child(ignores_sigterm: bool, kill_after: float) -> str:
+    """A child bound to its parent with SIGTERM and `kill_after`, that prints its pid and sleeps;
+    it ignores SIGTERM (as a stuck server would) or not."""
+    return (
         "import os, signal, time\n"
         "from dicepoker.server.runtime.lifeline import die_with_parent\n"
         f"die_with_parent(os.getppid(), signal.SIGTERM, kill_after={kill_after})\n"
@@ -23,47 +23,16 @@ def _orphaned_child(ignores_sigterm: bool, kill_after: float) -> list[str]:
         "while True:\n"
         "    time.sleep(3600)\n"
     )
-    parent = (
-        "import signal, subprocess, sys\n"
-        f"child = subprocess.Popen([sys.executable, '-c', {child!r}], stdout=subprocess.PIPE,"
-        " text=True)\n"
-        "print(child.stdout.readline().strip(), flush=True)\n"
-        "signal.pause()  # until the test kills this process\n"
-    )
-    return [sys.executable, "-c", parent]
-
-
-def _kill_parent_and_wait(ignores_sigterm: bool, kill_after: float) -> bool:
-    """Whether the child ended within 30 s of its parent's SIGKILL."""
-    process = subprocess.Popen(
-        _orphaned_child(ignores_sigterm, kill_after),
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert process.stdout is not None
-        child_pid = int(process.stdout.readline())
-        [child] = [proc for proc in descendants(process.pid) if proc.pid == child_pid]
-        process.kill()
-        process.wait(timeout=15)
-        return not wait_ended([child], timeout=30.0)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=15)
-        if process.stdout is not None:
-            process.stdout.close()
-        end_group(process.pid, grace=0.0)
 
 
 def test_a_child_that_ignores_sigterm_is_killed_after_its_parent_died() -> None:
-    assert _kill_parent_and_wait(ignores_sigterm=True, kill_after=0.5)
+    assert ends_with_its_parent(_bound_child(ignores_sigterm=True, kill_after=0.5), timeout=30.0)
 
 
 def test_a_child_that_handles_sigterm_ends_by_it_before_the_kill() -> None:
     """With a kill hours away, the SIGTERM alone ends a child that handles it."""
-    assert _kill_parent_and_wait(ignores_sigterm=False, kill_after=3600.0)
+    child = _bound_child(ignores_sigterm=False, kill_after=3600.0)
+    assert ends_with_its_parent(child, timeout=30.0)
 
 
 def test_a_stop_that_hangs_after_sigterm_is_ended_by_sigkill() -> None:
