@@ -22,6 +22,14 @@
   variant's anchors instead would pick a neighbour with nothing to measure "near" by.
 - **Shown.** People see `shown(rating)`: 1500 + 50 x (mu - 25), rounded (a new player is 1500;
   openskill's mu starts at 25).
+- **Provisional players.** A person's rating in a pool is provisional until they have played
+  `ESTABLISHED_GAMES` rated games there (`provisional_rating`): shown with a question mark
+  ("1874?", as lichess does) and listed below every established rating on the leaderboard, since
+  a few lucky or arranged games say little. (A pool's `provisional` anchors are another matter:
+  the bots' ratings of a variant not measured yet.)
+- **Repeated opponents.** Only the first `RATED_GAMES_A_DAY_TOGETHER` rated games of a UTC day
+  between the same two accounts move their ratings; later ones that day are played as asked but
+  change nothing, so that losing on purpose to a second account of one's own pays little.
 """
 
 from __future__ import annotations
@@ -40,6 +48,10 @@ from dicepoker.rules import Rules, find_variant, variant_names
 SHOWN_BASE = 1500
 SHOWN_SCALE = 50.0
 ANCHORS_FILE = "ladder_ratings.json"
+#: Rated games in a pool after which a person's rating there is no longer provisional.
+ESTABLISHED_GAMES = 10
+#: Rated games of a UTC day between the same two accounts that move their ratings.
+RATED_GAMES_A_DAY_TOGETHER = 3
 # An anchor's sigma: its strength is fixed, but a sigma of 0 would make every game against it
 # count as if the person's own uncertainty were all there is; 1 is that of a well-known player.
 ANCHOR_SIGMA = 1.0
@@ -75,6 +87,11 @@ def default_rating() -> Rating:
 def shown(rating: Rating) -> int:
     """The number people see."""
     return round(SHOWN_BASE + SHOWN_SCALE * (rating.mu - default_rating().mu))
+
+
+def provisional_rating(games: int) -> bool:
+    """Whether a person's rating after `games` rated games in its pool is still provisional."""
+    return games < ESTABLISHED_GAMES
 
 
 def pool_of(rules: Rules) -> str:

@@ -1,7 +1,9 @@
 """The player pages and leaderboards' answers (docs/api.md, "Players and leaderboards").
 
 Ratings are shown as one number (openskill's mean and uncertainty made into a rating that a
-new player does not overrate); times are ISO 8601 with their UTC offset.
+new player does not overrate), marked `provisional` until the account has played enough rated
+games in the pool (`dicepoker.ratings.ESTABLISHED_GAMES`; pages show "1874?"); times are ISO 8601
+with their UTC offset.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ class PoolRating(Wire):
     columns: int | None = Field(description="the sheet's columns where the pool is per count")
     rating: int
     games: int = Field(description="rated games in the pool")
+    provisional: bool = Field(
+        description="too few rated games in the pool for the rating to say much (shown 1874?)"
+    )
     history: list[RatingPoint] = Field(description="the last rated games, oldest first")
 
 
@@ -93,14 +98,19 @@ class Player(Wire):
 
 
 class LeaderboardEntry(Wire):
-    rank: int = Field(description="1 = best; equal ratings share the rank")
+    rank: int = Field(
+        description="1 = best; equal ratings share the rank; provisional ratings rank after"
+        " every established one"
+    )
     name: str
     rating: int
     games: int
+    provisional: bool = Field(description="too few rated games for the rating to say much")
 
 
 class Leaderboard(Wire):
-    """`GET /api/leaderboard/{pool}`: accounts by shown rating, best first."""
+    """`GET /api/leaderboard/{pool}`: accounts by shown rating, best first, the established
+    ratings before the provisional ones."""
 
     pool: str
     variant: str

@@ -1,7 +1,8 @@
 """The player pages and the leaderboard as HTML: the API's answers
 (`dicepoker.server.community.players`) drawn on the server in the visitor's language, the rating
 graph included (web/graph.py), so the pages need no script to show anything. Names are put in the
-page as text (autoescaped).
+page as text (autoescaped). A provisional rating is followed by a question mark ("1874?", as
+lichess writes it), outside its number so that the number reads the same either way.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def _player_context(player: Player, words: Words) -> dict[str, Any]:
                 "label": label,
                 "pool": rating.pool,
                 "rating": words.number(rating.rating),
+                "provisional": rating.provisional,
                 "games": words.number(rating.games),
                 "graph": graph,
                 "graph_title": words(
@@ -192,6 +194,7 @@ def _board_context(board: Leaderboard, words: Words) -> dict[str, Any]:
                 "rank": words.number(entry.rank),
                 "name": entry.name,
                 "rating": words.number(entry.rating),
+                "provisional": entry.provisional,
                 "games": words.number(entry.games),
             }
             for entry in board.entries

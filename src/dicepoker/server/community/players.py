@@ -18,6 +18,7 @@ from dicepoker.protocol.players import (
     PresetStats,
     RatingPoint,
 )
+from dicepoker.ratings import provisional_rating
 from dicepoker.rules import RulesError
 from dicepoker.server.community.accounts import Accounts
 from dicepoker.server.community.history import (
@@ -121,6 +122,7 @@ def _ratings(now: list[RatingNow], steps: list[RatingStep]) -> list[PoolRating]:
                 columns=None if pool is None else pool.columns,
                 rating=shown_rating(rating.mu, rating.sigma),
                 games=rating.games,
+                provisional=provisional_rating(rating.games),
                 history=history,
             )
         )
@@ -153,15 +155,28 @@ async def leaderboard_answer(
     accounts: Accounts, pool_id: str, limit: int = LEADERBOARD_DEFAULT
 ) -> Leaderboard:
     """The best `limit` accounts of the pool (404 `not_found` for an unknown pool); equal
-    shown ratings share a rank."""
+    shown ratings share a rank, and a provisional rating ranks after every established one
+    (a few games, lucky or arranged, do not put a new account above the players who made
+    their rating over many)."""
     pool = find_pool(pool_id)
     ranked = await History(accounts.store).leaderboard(pool.id, limit)
+    # Stable: each part keeps the history's order (by rating).
+    ranked.sort(key=lambda row: provisional_rating(row.games))
     entries: list[LeaderboardEntry] = []
     for index, row in enumerate(ranked):
         rating = shown_rating(row.mu, row.sigma)
-        rank = entries[-1].rank if entries and entries[-1].rating == rating else index + 1
+        provisional = provisional_rating(row.games)
+        rank = index + 1
+        if entries and (entries[-1].rating, entries[-1].provisional) == (rating, provisional):
+            rank = entries[-1].rank
         entries.append(
-            LeaderboardEntry.build(rank=rank, name=row.name, rating=rating, games=row.games)
+            LeaderboardEntry.build(
+                rank=rank,
+                name=row.name,
+                rating=rating,
+                games=row.games,
+                provisional=provisional,
+            )
         )
     return Leaderboard.build(
         pool=pool.id, variant=pool.variant, columns=pool.columns, entries=entries
