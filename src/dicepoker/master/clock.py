@@ -2,8 +2,13 @@
 
 A game with `turn_seconds` gives each person's turn that long. When it runs out, the variant's
 rules say what happens: the player forfeits (`timeout_loses`), or the rest of the turn is
-played by auto-play. Either way it is an intent like any other, sent with the seq it was chosen
-at and chosen again when the player's own intent came first. With several processes, the clock
+played by auto-play. A rated game (which always has a clock: `dicepoker.master.newgame`) adds
+one rule, so that leaving a lost game costs what losing it does: a player whose turn runs out
+when their previous turn was also finished by auto-play has missed two turns in a row, and is
+counted absent: they forfeit (`Forfeit("absent")`), are ranked last, the others play on, and
+the game is rated when it ends. One missed turn is forgiven (a dropped connection, a doorbell).
+Either way it is an intent like any other, sent with the seq it was chosen at and chosen again
+when the player's own intent came first. With several processes, the clock
 of a game runs in the one that holds its lease (`Broadcaster.claim`); should that process die,
 its lease runs out and another one acts.
 """
@@ -15,7 +20,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from dicepoker.engine import FORFEIT
+from dicepoker.engine import FORFEIT, Forfeit
+from dicepoker.engine.actions import ABSENT
 from dicepoker.master.bus import LEASE_SECONDS
 from dicepoker.master.live import LiveGame
 from dicepoker.master.master import GameMaster
@@ -85,17 +91,34 @@ class TurnClock:
     async def _expire(self, live: LiveGame, key: tuple[int, int]) -> None:
         """The time of turn `key` (turn, seat) is up: forfeit or auto-play it."""
         seat = key[1]
-        rules = live.rules
-        if not (rules.timeout_loses and rules.turn_seconds > 0):
-            await self.master.auto(live, seat)
+        forfeit = forfeit_on_time(live, seat)
+        # In a rated game the clock stands in for the person, and what it plays counts as the
+        # person's action: the game is never idle while its clock runs, so it ends with a
+        # result (the absent rule) instead of being closed as abandoned, unrated.
+        stand_in = live.rated
+        if forfeit is None:
+            await self.master.auto(live, seat, person=stand_in)
             return
         while _still(live, key):
             try:
-                await self.master.act(live, seat, FORFEIT, live.seq, auto=True)
+                await self.master.act(live, seat, forfeit, live.seq, auto=True, person=stand_in)
                 return
             except Refusal as exc:
                 if exc.code != "stale":
                     raise  # the player's last intent came first: look again
+
+
+def forfeit_on_time(live: LiveGame, seat: int) -> Forfeit | None:
+    """The forfeit that `seat` running out of time now costs (None: the turn is auto-played):
+    the variant's own timeout where its rules say so, else in a rated game the second missed
+    turn in a row (the seat's last turn was finished by auto-play: `LiveGame.trail`)."""
+    rules = live.rules
+    if rules.timeout_loses and rules.turn_seconds > 0:
+        return FORFEIT
+    last = live.trail.get(seat)
+    if live.rated and last is not None and last[2]:
+        return ABSENT
+    return None
 
 
 def _still(live: LiveGame, key: tuple[int, int]) -> bool:

@@ -13,6 +13,13 @@ move or a turn clock's does not count) for `abandon_after` seconds is closed as 
 the store's one conditional update decides (once per game, whichever process sweeps first), the
 processes holding it stop its bots and clock and tell its tables, its tokens are refused from
 then on (`abandoned`), and its record stays, unfinished, with the time it was closed.
+
+A running rated game is never idle: it always has a turn clock (`dicepoker.master.newgame`),
+whose moves stand in for its absent person (`dicepoker.master.clock`), and a player who misses
+two turns in a row forfeits, so such a game ends with a result, rated, within a few turns of
+its last person leaving: the sweep finds it only when no process ran its clock for all of
+`abandon_after` (every process stopped that long). An abandoned game is never rated: it has
+no result, and closing a rated one that is still played would let its loser escape the loss.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from dicepoker.bots import make_bot
 from dicepoker.dice import FixedDice
 from dicepoker.engine import Roll, parse_action
 from dicepoker.master import seats as seating
+from dicepoker.master.assistance import decide
 from dicepoker.master.bus import LEASE_SECONDS
 from dicepoker.master.live import LiveGame, Trail
 from dicepoker.master.store import StoredEvent, StoredGame
@@ -102,6 +110,14 @@ def sweep_every(abandon_after: float) -> float:
     return min(SWEEP_SECONDS, max(0.1, abandon_after / 4))
 
 
+def stored_assistance(row: StoredGame) -> bool:
+    """Whether a stored game is assisted: as decided at its creation, or by the default rule
+    for a game stored before that was decided."""
+    if row.assisted is not None:
+        return row.assisted
+    return decide(row.seats, rated=row.rated, daily=row.reveal_at is not None, asked=None)
+
+
 def live_from(row: StoredGame, events: list[StoredEvent], now: Callable[[], datetime]) -> LiveGame:
     """The live game of a stored row and its events (replayed through the engine)."""
     rules = get_rules(row.variant, row.options)
@@ -132,6 +148,7 @@ def live_from(row: StoredGame, events: list[StoredEvent], now: Callable[[], date
         now=now,
         trail=trail,
         rated=row.rated,
+        assisted=stored_assistance(row),
     )
     if row.status == seating.ABANDONED:
         mark_abandoned(live, row.updated_at or now())
