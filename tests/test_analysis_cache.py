@@ -78,7 +78,9 @@ def _play_turn(client: TestClient, game_id: str) -> None:
 def test_the_same_position_is_analysed_once_and_a_move_analysed_anew(
     client: TestClient, counted: Counted
 ) -> None:
-    created = client.post("/api/games", json={"variant": "yahtzee", "seats": SEATS})
+    created = client.post(
+        "/api/games", json={"variant": "yahtzee", "seats": SEATS, "assisted": True}
+    )
     game_id = created.json()["id"]
     _play_turn(client, game_id)
     first = client.get(f"/api/games/{game_id}/analysis")

@@ -37,8 +37,8 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/games/{game_id}/record"): {200, 404},
     ("get", "/api/games/{game_id}/ratings"): {200, 404},
     ("get", "/api/games/{game_id}/position"): {200, 400, 404},
-    ("get", "/api/games/{game_id}/advice"): {200, 404, 409, 429},
-    ("get", "/api/games/{game_id}/analysis"): {200, 404, 429},
+    ("get", "/api/games/{game_id}/advice"): {200, 403, 404, 409, 429},
+    ("get", "/api/games/{game_id}/analysis"): {200, 403, 404, 429},
     ("get", "/api/games/{game_id}/verify"): {200, 404, 409},
     ("post", "/api/records"): {201, 413, 422, 429},
     ("get", "/api/records/{record_id}"): {200, 404},
@@ -190,6 +190,10 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
     free, tight = clients
     game = _game(free)
     running, ana = _seated_game(free)
+    no_hints = free.post(
+        "/api/games",
+        json={"variant": "school", "seats": [{"kind": "human", "name": "Ana"}], "assisted": False},
+    ).json()["id"]
     finished = _game(free, [{"kind": "bot", "level": "random"}])
     record = free.post("/api/records", json=_record())
     assert record.status_code == 201
@@ -230,10 +234,14 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
             404: free.get("/api/games/nope/position"),
         },
         ("get", "/api/games/{game_id}/advice"): {
+            403: free.get(f"/api/games/{no_hints}/advice"),
             404: free.get("/api/games/nope/advice"),
             409: free.get(f"/api/games/{finished}/advice"),
         },
-        ("get", "/api/games/{game_id}/analysis"): {404: free.get("/api/games/nope/analysis")},
+        ("get", "/api/games/{game_id}/analysis"): {
+            403: free.get(f"/api/games/{no_hints}/analysis"),
+            404: free.get("/api/games/nope/analysis"),
+        },
         ("get", "/api/games/{game_id}/verify"): {
             404: free.get("/api/games/nope/verify"),
             409: free.get(f"/api/games/{game}/verify"),

@@ -13,6 +13,8 @@ from dicepoker.dice import DiceSource
 from dicepoker.engine import Action, GameState, Roll
 from dicepoker.fair import RECORD_KEY, record_entry
 from dicepoker.master import seats as seating
+from dicepoker.master.assistance import Competition, competition, help_refusal
+from dicepoker.master.refusal import Refusal
 from dicepoker.master.store import StoredEvent
 from dicepoker.protocol import (
     ClockView,
@@ -110,6 +112,8 @@ class LiveGame:
     held: tuple[int, tuple[int, ...]] | None = None
     # Asked to be rated (docs/api.md, "Ratings").
     rated: bool = False
+    # Whether the expert's help is open to its table (dicepoker.master.assistance).
+    assisted: bool = True
     # Each seat's chance of finishing first, and the seq it was judged at (dicepoker.winprob):
     # only news while the game is still at that seq.
     chances: tuple[int, tuple[float, ...]] | None = None
@@ -201,6 +205,20 @@ class LiveGame:
         """Whether the game is over but its seed is still withheld (its `reveal_at` is ahead)."""
         return (
             self.game.state.finished and self.reveal_at is not None and self.now() < self.reveal_at
+        )
+
+    def competition(self) -> Competition | None:
+        """Why the game is played without the expert's help (the table's badge), or None."""
+        return competition(self.assisted, rated=self.rated, daily=self.reveal_at is not None)
+
+    def help_refusal(self) -> Refusal | None:
+        """The refusal of the expert's help now (None: open): see dicepoker.master.assistance."""
+        return help_refusal(
+            self.assisted,
+            self.game.state.finished,
+            rated=self.rated,
+            reveal_at=self.reveal_at,
+            now=self.now(),
         )
 
     def fair_entry(self) -> dict[str, str] | None:

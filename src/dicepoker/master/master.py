@@ -36,6 +36,7 @@ from dicepoker.engine import apply as engine_apply
 from dicepoker.fair import FairDice, commitment, new_seed
 from dicepoker.master import events
 from dicepoker.master import seats as seating
+from dicepoker.master.assistance import decide
 from dicepoker.master.botloop import auto_chooser
 from dicepoker.master.broadcast import Broadcaster
 from dicepoker.master.events import BusMessage
@@ -125,6 +126,7 @@ class GameMaster:
         turn_seconds: int | None,
         *,
         rated: bool = False,
+        assisted: bool | None = None,
         dice_seed: str | None = None,
         reveal_at: datetime | None = None,
         save: Callable[[StoredGame], Awaitable[None]] | None = None,
@@ -134,7 +136,8 @@ class GameMaster:
         A daily challenge gives its day's `dice_seed` (the same dice for every game of the day),
         the time its seed may be revealed (`reveal_at`, the day's end) and how to store the game
         (`save`: with its link to the day, in one transaction; what it raises is raised here and
-        nothing is kept)."""
+        nothing is kept). `assisted`: whether the expert's help is open to the table, as its creator
+        asks (None: the default rule of dicepoker.master.assistance)."""
         rules, clock = rules_with_clock(variant, options, turn_seconds)
         if not rules.min_players <= len(seats) <= rules.max_players:
             raise Refusal(
@@ -142,12 +145,14 @@ class GameMaster:
                 f"{variant} is played by {rules.min_players} to {rules.max_players} players",
             )
         stored_seats, tokens = seating.seat_requests(seats)
+        daily = reveal_at is not None
         live = await self._start_game(
             secrets.token_urlsafe(8),
             rules,
             stored_seats,
             clock,
             rated=rated,
+            assisted=decide(stored_seats, rated=rated, daily=daily, asked=assisted),
             seed=dice_seed,
             reveal_at=reveal_at,
             save=save,
@@ -162,6 +167,7 @@ class GameMaster:
         clock: int,
         *,
         rated: bool = False,
+        assisted: bool = True,
         seed: str | None = None,
         reveal_at: datetime | None = None,
         save: Callable[[StoredGame], Awaitable[None]] | None = None,
@@ -182,6 +188,7 @@ class GameMaster:
             reveal_at=reveal_at,
             created_at=datetime.now(UTC),
             rated=rated,
+            assisted=assisted,
         )
         await (save or self.store.create_game)(stored)
         live = live_from(stored, [], self.now)
@@ -205,7 +212,12 @@ class GameMaster:
             seats = rematch_seats(live.seats)
             try:
                 made = await self._start_game(
-                    game_id, live.rules, seats, live.turn_seconds, rated=live.rated
+                    game_id,
+                    live.rules,
+                    seats,
+                    live.turn_seconds,
+                    rated=live.rated,
+                    assisted=live.assisted,
                 )
             except ConflictError:
                 # Another process made it a moment ago.

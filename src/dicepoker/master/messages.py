@@ -108,7 +108,14 @@ def seats(live: LiveGame) -> SeatsMessage:
 
 def welcome(live: LiveGame, seat: int | None) -> WelcomeMessage:
     """The first message of a connection: its seat (None: a spectator) and the game now."""
-    return WelcomeMessage.build(seat=seat, seq=live.seq, **live.meta(), state=live.state_view)
+    return WelcomeMessage.build(
+        seat=seat,
+        seq=live.seq,
+        **live.meta(),
+        state=live.state_view,
+        assisted=live.assisted,
+        competition=live.competition(),
+    )
 
 
 def sync(live: LiveGame, events: list[StoredEvent]) -> SyncMessage:

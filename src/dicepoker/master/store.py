@@ -51,6 +51,9 @@ class StoredGame:
     updated_at: datetime | None = None
     # Asked to be rated: rated when it ends if every person's seat is an account's.
     rated: bool = False
+    # Whether the expert's help is open to its table (dicepoker.master.assistance); None: made
+    # before that was decided at creation, and the default rule decides.
+    assisted: bool | None = None
     # The last action of a person (its creation, a seat taken, a person's own move): a game
     # idle since long ago is closed as abandoned (`Store.abandon`). None: its creation.
     human_at: datetime | None = None

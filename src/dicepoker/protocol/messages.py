@@ -103,6 +103,16 @@ WIN_PROBABILITY = (
 )
 
 
+ASSISTED = (
+    "whether the expert's help (hints, the advice, the analysis of the running game) is open to "
+    "this table; decided when the game was made, it never changes (docs/fair-play.md)"
+)
+COMPETITION = (
+    "why the help is off: `rated`, `daily` (a daily challenge) or `casual` (a game made without "
+    "hints); null in an assisted game"
+)
+
+
 class WelcomeMessage(Tagged):
     """Sent on connect. `seat` is null for a spectator."""
 
@@ -115,6 +125,10 @@ class WelcomeMessage(Tagged):
     fair_dice: FairDiceView | None
     win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView
+    assisted: bool = Field(default=True, description=ASSISTED)
+    competition: Literal["rated", "daily", "casual"] | None = Field(
+        default=None, description=COMPETITION
+    )
 
 
 class EventMessage(Tagged):

@@ -102,6 +102,22 @@ CODES: dict[str, Code] = {
         "There is no puzzle of this game yet.",
         False,
     ),
+    "competitive": Code(
+        "the expert's help (advice, the analysis of a running game) is off in a rated game, a "
+        "daily challenge before its day is over, and a casual game made without hints",
+        "Hints are off in this game.",
+        False,
+    ),
+    "daily_private": Code(
+        "another player's game of today's daily challenge: readable once its day is over",
+        "This daily challenge game can be seen when its day is over.",
+        False,
+    ),
+    "log_in_for_daily": Code(
+        "today's daily challenge is played once, by a logged-in account",
+        "Log in to play today's daily challenge.",
+        False,
+    ),
     "seed_withheld": Code(
         "a daily challenge's seed is revealed when its day is over (UTC)",
         "The seed of a daily challenge is revealed when its day is over.",

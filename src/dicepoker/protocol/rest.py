@@ -12,6 +12,8 @@ from pydantic import ConfigDict, Field, JsonValue, WithJsonSchema, field_validat
 
 from dicepoker.protocol.base import Absent, Strict, Wire, absent
 from dicepoker.protocol.messages import (
+    ASSISTED,
+    COMPETITION,
     WIN_PROBABILITY,
     ClockView,
     FairDiceView,
@@ -65,6 +67,14 @@ class CreateGame(Strict):
     turn_seconds: int | None = Field(default=None, ge=0, le=3600)
     rated: bool = Field(
         default=False, description="rate the game when it ends if every person is an account"
+    )
+    assisted: bool | None = Field(
+        default=None,
+        description=(
+            "open the expert's help (hints, the advice, the analysis while it runs) to the table; "
+            "unset: open for practice alone or against bots, closed for a game with other "
+            "people; never open in a rated game (docs/fair-play.md)"
+        ),
     )
 
 
@@ -155,6 +165,10 @@ class GameInfo(Wire):
     win_probability: list[float] | Absent = absent(WIN_PROBABILITY)
     state: GameView
     rated: bool = Field(default=False, description="asked to be rated when it ends")
+    assisted: bool = Field(default=True, description=ASSISTED)
+    competition: Literal["rated", "daily", "casual"] | None = Field(
+        default=None, description=COMPETITION
+    )
 
 
 class GameListEntry(Wire):

@@ -198,6 +198,7 @@ def stored_game(row: GameRow) -> StoredGame:
         updated_at=_utc(row.updated_at),
         rated=bool(row.rated),
         human_at=_utc(row.human_at),
+        assisted=row.assisted,
     )
 
 
@@ -214,6 +215,7 @@ def game_row(game: StoredGame) -> GameRow:
         dice_commitment=game.dice_commitment,
         reveal_at=game.reveal_at,
         rated=game.rated,
+        assisted=game.assisted,
     )
     if game.created_at is not None:
         row.created_at = row.updated_at = row.human_at = game.created_at

@@ -69,7 +69,12 @@ async def create_game(body: CreateGame, app: App, account: MaybeAccount) -> Game
     if sum("account" in seat for seat in seats) > 1:
         raise Refusal("bad_seats", "one seat a game can be your account's")
     live, tokens = await app.master.create(
-        body.variant, body.options, seats, body.turn_seconds, rated=body.rated
+        body.variant,
+        body.options,
+        seats,
+        body.turn_seconds,
+        rated=body.rated,
+        assisted=body.assisted,
     )
     created = [
         CreatedSeat.build(**seat.to_data(), token=token)
@@ -119,6 +124,8 @@ async def get_game(live: Live) -> GameInfo:
         **live.meta(),
         state=live.state_view,
         rated=live.rated,
+        assisted=live.assisted,
+        competition=live.competition(),
     )
 
 
@@ -190,13 +197,17 @@ async def game_position(live: Live, turn: int = 0, roll: int = 0) -> Position:
     "/{game_id}/advice",
     dependencies=ANALYSING,
     response_model=GameAdvice,
-    responses=error_responses(404, 409, 429),
+    responses=error_responses(403, 404, 409, 429),
 )
 async def game_advice(live: Live, app: App) -> dict[str, Any]:
-    """The advisor's values for the player to move now (the table's hint toggle)."""
+    """The advisor's values for the player to move now (the table's hint toggle): 403
+    `competitive` in a game played without the expert's help (docs/fair-play.md)."""
     state = live.game.state
     if state.finished:
         raise Refusal("game_over", "the game is over")
+    refusal = live.help_refusal()
+    if refusal is not None:
+        raise refusal
     advice = await app.advising(state)
     return {"seq": live.seq, **advice}
 
@@ -205,11 +216,16 @@ async def game_advice(live: Live, app: App) -> dict[str, Any]:
     "/{game_id}/analysis",
     dependencies=ANALYSING,
     response_model=Analysis,
-    responses=error_responses(404, 429),
+    responses=error_responses(403, 404, 429),
 )
 async def game_analysis(live: Live, app: App) -> dict[str, Any]:
     """Every decision of the game so far against the best option (the finished-game page); a
-    game still being played is analysed once per position (its seq)."""
+    game still being played is analysed once per position (its seq). A game played without
+    the expert's help opens it when it is over (a daily challenge's when its day is): 403
+    `competitive` before."""
+    refusal = live.help_refusal()
+    if refusal is not None:
+        raise refusal
     at = None if live.game.state.finished else live.seq
     analysis = await app.analyses.analysis(f"game:{live.id}", live.record(), live.levels(), at=at)
     return with_links(analysis, f"/replay/g/{live.id}")
