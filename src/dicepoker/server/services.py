@@ -40,6 +40,7 @@ from dicepoker.server.community.analysis import (
     in_thread,
 )
 from dicepoker.server.community.daily import DailyService, ParRunner, par_in_thread
+from dicepoker.server.community.devices import Devices
 from dicepoker.server.community.puzzles import Puzzles
 from dicepoker.server.community.ratings import RatingBook
 from dicepoker.server.community.results import Results
@@ -109,10 +110,11 @@ class Services:
     # Quick reactions per game seat (a table is not a chat: a few, then one every few seconds).
     reacting: RateLimiter
     daily: DailyService
-    # Accounts, and their limits: sign-ups and logins per address, failed logins per name.
+    # Accounts, and their limits: sign-ups and logins per address; wrong passwords per name,
+    # which spares the account's known devices (community/devices.py).
     accounts: Accounts
     logging_in: RateLimiter
-    failed_logins: RateLimiter
+    devices: Devices
     # What finished games leave their accounts: results, ratings, accuracy.
     ratings: RatingBook
     results: Results
@@ -179,8 +181,9 @@ class Services:
             daily=DailyService(store, master, par_runner=runner, now=now),
             accounts=Accounts(store),
             logging_in=limiter("logging_in", settings.login_rate, settings.login_burst),
-            failed_logins=limiter(
-                "failed_logins", settings.login_name_rate, settings.login_name_burst
+            devices=Devices(
+                store,
+                limiter("failed_logins", settings.login_name_rate, settings.login_name_burst),
             ),
             sockets=SocketCap(settings.ws_connections, shared),
             shared=shared,

@@ -6,9 +6,12 @@ one (`--redis-url`), else kept in the process (`ClientLimiter`).
   however many keys call: one process's buckets.
 - `RateLimiter`: the token buckets of one limit (games created, analyses, logins, ...). With
   Redis, a bucket is a hash `dicepoker:rate:<limit>:<key>` that one Lua script refills and takes
-  from atomically, on Redis's own clock (`TIME`), so `--workers N` or N machines share one
-  budget per address with the same rate, burst and Retry-After as one process. The hash expires
-  once it would be full again.
+  from (or gives back to) atomically, on Redis's own clock (`TIME`), so `--workers N` or N
+  machines share one budget per address with the same rate, burst and Retry-After as one
+  process. The hash expires once it would be full again. A limit of failures (wrong passwords)
+  takes its token *before* the attempt and gives it back when the attempt succeeds: taking is
+  the one atomic step, so concurrent attempts can never all pass a look at the budget before any
+  of them spends it.
 - `SocketCap`: open WebSocket connections per address. With Redis, a sorted set
   `dicepoker:sockets:<address>` holds one member per open connection, scored with the time it
   expires; the process holding the connection pushes that time on every `REFRESH_MS / 3`, so the
@@ -54,12 +57,13 @@ RETRY_S: Final = 5.0
 #: connections stop counting after it.
 REFRESH_MS: Final = int(os.environ.get("DICEPOKER_SOCKET_TTL_MS", "30000"))
 
-# Refill the bucket on Redis's clock, take a token (ARGV[3] == 1) when there is one, and say how
-# long to wait when there is none. A bucket that is only looked at is not created.
+# Refill the bucket on Redis's clock, then take a token (ARGV[3] == 'take') when there is one and
+# say how long to wait when there is none, or give one back (ARGV[3] == 'give'). A bucket that
+# does not exist is full: giving back to it creates nothing.
 _BUCKET = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
-local take = ARGV[3] == '1'
+local take = ARGV[3] == 'take'
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
@@ -75,8 +79,10 @@ if now > stamp then
   stamp = now
 end
 local wait = 0
-if tokens >= 1 then
-  if take then tokens = tokens - 1 end
+if not take then
+  tokens = math.min(burst, tokens + 1)
+elseif tokens >= 1 then
+  tokens = tokens - 1
 else
   wait = (1 - tokens) / rate
 end
@@ -144,6 +150,11 @@ class TokenBucket:
         self._refill(time.monotonic() if now is None else now)
         return max(0.0, (1 - self.tokens) / self.rate)
 
+    def give_back(self, now: float | None = None) -> None:
+        """Return a token taken for an attempt that turned out not to count."""
+        self._refill(time.monotonic() if now is None else now)
+        self.tokens = min(self.burst, self.tokens + 1)
+
     def full(self, now: float) -> bool:
         return self.rate <= 0 or self.tokens + (now - self.stamp) * self.rate >= self.burst
 
@@ -177,20 +188,11 @@ class ClientLimiter:
             return None
         return bucket.wait(now)
 
-    def waiting(self, key: str, now: float | None = None) -> float | None:
-        """Like `check`, but takes no token: the seconds `key` must wait, or None. With `spend`,
-        a limit that only what fails uses up (wrong passwords for one account)."""
-        if self.rate <= 0:
-            return None
+    def give_back(self, key: str, now: float | None = None) -> None:
+        """Return the token `check` took for `key` (a bucket no longer kept is full anyway)."""
         bucket = self.buckets.get(key)
-        if bucket is None:
-            return None
-        wait = bucket.wait(time.monotonic() if now is None else now)
-        return wait if wait > 0 else None
-
-    def spend(self, key: str, now: float | None = None) -> None:
-        """Take a token from `key`'s bucket (if it has one left)."""
-        self.check(key, now)
+        if self.rate > 0 and bucket is not None:
+            bucket.give_back(now)
 
 
 class RateLimited(Exception):
@@ -250,13 +252,16 @@ class RateLimiter:
         self.local = ClientLimiter(rate, burst)
 
     async def _redis(self, key: str, take: bool) -> float | None:
-        """The wait from the shared bucket; None when Redis cannot answer now."""
+        """The wait from the shared bucket (after taking a token, or giving one back); None when
+        Redis cannot answer now."""
         shared = self.shared
         if shared is None or not shared.usable():
             return None
         try:
             answer = await shared.call(
-                shared.bucket, [f"{RATE}{self.name}:{key}"], [self.rate, self.burst, int(take)]
+                shared.bucket,
+                [f"{RATE}{self.name}:{key}"],
+                [self.rate, self.burst, "take" if take else "give"],
             )
             return float(answer)
         except Exception as exc:  # a Redis error, a timeout: fall back, never a 500
@@ -272,18 +277,13 @@ class RateLimiter:
             return self.local.check(key)
         return wait if wait > 0 else None
 
-    async def waiting(self, key: str) -> float | None:
-        """The seconds `key` must wait, or None; takes no token (see `spend`)."""
+    async def give_back(self, key: str) -> None:
+        """Return the token `check` took for `key`: the attempt it was taken for does not count
+        (a right password against a limit of wrong ones)."""
         if self.rate <= 0:
-            return None
-        wait = await self._redis(key, take=False)
-        if wait is None:
-            return self.local.waiting(key)
-        return wait if wait > 0 else None
-
-    async def spend(self, key: str) -> None:
-        """Take a token from `key`'s bucket (if it has one left)."""
-        await self.check(key)
+            return
+        if await self._redis(key, take=False) is None:
+            self.local.give_back(key)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,8 @@
 """Accounts: sign up, log in and out, who am I, change the password, delete the account
-(docs/api.md, "Accounts"). Every answer is a model of `dicepoker.protocol.accounts`."""
+(docs/api.md, "Accounts"). Every answer is a model of `dicepoker.protocol.accounts`.
+
+Every route that checks a password takes a token of a budget of wrong passwords first, and sets
+the device cookie when the password is right (community/devices.py says why and how)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from dicepoker.server.community.accounts import (
     required_account,
     session_token,
 )
-from dicepoker.server.runtime.limits import RateLimited
+from dicepoker.server.community.devices import DEVICE_COOKIE, DEVICE_DAYS, Attempt
 from dicepoker.server.services import LOGGING_IN, Services, services
 
 router = APIRouter(prefix="/api", tags=["accounts"])
@@ -43,6 +46,33 @@ def _set_cookie(request: Request, response: Response, token: str) -> None:
     )
 
 
+def _set_device_cookie(request: Request, response: Response, token: str) -> None:
+    response.set_cookie(
+        DEVICE_COOKIE,
+        token,
+        max_age=DEVICE_DAYS * 24 * 3600,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+
+
+async def _attempt(app: Services, request: Request, name: str) -> Attempt:
+    """A token of the budget of wrong passwords for checking `name`'s password (429 when the
+    name's budget is spent and the browser is no device of the account)."""
+    return await app.devices.attempt(
+        name_key(name[: NAME_MAX + 1]), request.cookies.get(DEVICE_COOKIE)
+    )
+
+
+async def _refused(app: Services, attempt: Attempt, refusal: Refusal) -> None:
+    """A check refused: a wrong password keeps its token spent; any other refusal came after a
+    right password (a disabled account) and gives it back."""
+    if refusal.code != "bad_login":
+        await app.devices.right_password(attempt)
+
+
 def _clear_cookie(request: Request, response: Response) -> None:
     response.delete_cookie(
         COOKIE, httponly=True, samesite="lax", secure=request.url.scheme == "https", path="/"
@@ -60,6 +90,7 @@ async def sign_up(body: Credentials, app: App, request: Request, response: Respo
     """Create an account and log it in (the session cookie is set)."""
     account = await app.accounts.create(body.name, body.password)
     _set_cookie(request, response, await app.accounts.open_session(account.id))
+    _set_device_cookie(request, response, await app.devices.remember(account.id))
     return me(account)
 
 
@@ -70,19 +101,18 @@ async def sign_up(body: Credentials, app: App, request: Request, response: Respo
     responses=error_responses(400, 401, 403, 413, 429),
 )
 async def log_in(body: Credentials, app: App, request: Request, response: Response) -> Me:
-    """Log in: the session cookie (HttpOnly, SameSite=Lax, Secure over https) is set. A wrong
-    name and a wrong password get the same answer; failures are limited per name too."""
-    key = name_key(body.name[: NAME_MAX + 1])
-    wait = await app.failed_logins.waiting(key)
-    if wait is not None:
-        raise RateLimited(wait)
+    """Log in: the session cookie (HttpOnly, SameSite=Lax, Secure over https) is set, and the
+    device cookie. A wrong name and a wrong password get the same answer; wrong passwords are
+    limited per name, except from a device of the account (community/devices.py)."""
+    attempt = await _attempt(app, request, body.name)
     try:
         account, token = await app.accounts.login(body.name, body.password)
     except Refusal as refusal:
-        if refusal.code == "bad_login":
-            await app.failed_logins.spend(key)
+        await _refused(app, attempt, refusal)
         raise
+    device = await app.devices.passed(attempt, account.id, request.cookies.get(DEVICE_COOKIE))
     _set_cookie(request, response, token)
+    _set_device_cookie(request, response, device)
     return me(account)
 
 
@@ -102,36 +132,34 @@ async def who_am_i(account: LoggedIn) -> Me:
 
 @router.post("/me/password", status_code=204, responses=error_responses(400, 401, 403, 413, 429))
 async def change_password(
-    body: PasswordChange, account: LoggedIn, app: App, request: Request
+    body: PasswordChange, account: LoggedIn, app: App, request: Request, response: Response
 ) -> None:
-    """Change the password (the current one is asked again); every other session ends."""
-    wait = await app.failed_logins.waiting(name_key(account.name))
-    if wait is not None:
-        raise RateLimited(wait)
+    """Change the password (the current one is asked again); every other session ends. The
+    current password is limited like a login's."""
+    attempt = await _attempt(app, request, account.name)
     try:
         await app.accounts.change_password(
             account, body.password, body.new_password, keep=session_token(request) or ""
         )
     except Refusal as refusal:
-        if refusal.code == "bad_login":
-            await app.failed_logins.spend(name_key(account.name))
+        await _refused(app, attempt, refusal)
         raise
+    device = await app.devices.passed(attempt, account.id, request.cookies.get(DEVICE_COOKIE))
+    _set_device_cookie(request, response, device)
 
 
 @router.delete("/me", status_code=204, responses=error_responses(401, 403, 413, 429))
 async def delete_account(
     body: AccountDeletion, account: LoggedIn, app: App, request: Request, response: Response
 ) -> None:
-    """Delete the account (the password is asked again). Its games stay, its seats in them
-    under a neutral name."""
-    wait = await app.failed_logins.waiting(name_key(account.name))
-    if wait is not None:
-        raise RateLimited(wait)
+    """Delete the account (the password is asked again, limited like a login's). Its games
+    stay, its seats in them under a neutral name; its devices go with it."""
+    attempt = await _attempt(app, request, account.name)
     try:
         renamed = await app.accounts.delete_own(account, body.password)
     except Refusal as refusal:
-        if refusal.code == "bad_login":
-            await app.failed_logins.spend(name_key(account.name))
+        await _refused(app, attempt, refusal)
         raise
+    await app.devices.right_password(attempt)
     await app.master.seats_stored(renamed)
     _clear_cookie(request, response)
