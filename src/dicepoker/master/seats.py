@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from dicepoker.bots import LEVELS
 from dicepoker.engine import GameOverError, IllegalActionError, NotYourTurnError
 from dicepoker.master.refusal import Refusal, abandoned_refusal, waiting
+from dicepoker.names import check_seat_name
 
 if TYPE_CHECKING:
     from dicepoker.master.live import LiveGame
@@ -107,7 +108,9 @@ def seat_requests(
     requests: Sequence[Mapping[str, Any]],
 ) -> tuple[list[dict[str, Any]], list[str | None]]:
     """The seats to store for a new game's requested ones, and the token of each (None for
-    bots and open seats). A bot seat is named after its level when no name is given."""
+    bots and open seats). A bot seat is named after its level when no name is given. A person's
+    seat without an account follows `dicepoker.names.check_seat_name` (no blank, zalgo, bot's
+    or deleted player's name; whether an account has the name is the server's to check)."""
     seats: list[dict[str, Any]] = []
     tokens: list[str | None] = []
     for n, request in enumerate(requests):
@@ -123,6 +126,8 @@ def seat_requests(
             seat = {"kind": "human", "name": request["name"], "token_hash": digest}
             if request.get("account") is not None:
                 seat["account"] = int(request["account"])
+            else:
+                seat["name"] = check_seat_name(request["name"])
             seats.append(seat)
             tokens.append(token)
         else:
