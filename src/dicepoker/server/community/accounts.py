@@ -1,7 +1,8 @@
 """Optional player accounts: names, argon2id passwords, login sessions (docs/api.md, "Accounts").
 
 Anonymous play needs none of this. An account is a name (3-20 letters, digits, `_` or `-`,
-unique ignoring case) and a password kept only as its argon2id hash. Logging in gives a random
+unique by its confusable skeleton: see `dicepoker.names`, which says why) and a password kept
+only as its argon2id hash. Logging in gives a random
 session token, sent as an HttpOnly cookie; the database keeps only the token's SHA-256, so a
 copy of the database logs nobody in. An unknown name and a wrong password get the same answer
 and cost the same time (a dummy hash is checked for an unknown name), so a name's existence
@@ -29,6 +30,15 @@ from sqlalchemy import delete, exc, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from dicepoker.master import Refusal
+from dicepoker.names import (
+    DELETED_NAME,
+    MAX_SKELETON,
+    check_not_reserved,
+    check_seat_name,
+    check_visible,
+    name_skeleton,
+    skeletons,
+)
 from dicepoker.server.storage.models import AccountRow, GamePlayerRow, GameRow, SessionRow, utcnow
 from dicepoker.server.storage.store import Store
 
@@ -39,8 +49,6 @@ SESSION_DAYS = 30
 PURGE_EVERY = timedelta(hours=1)
 PURGE_BATCH = 500
 COOKIE = "dicepoker_session"
-#: What a deleted account's seats are called in the games it played (which stay).
-DELETED_NAME = "Deleted player"
 _NAME_SIGNS = frozenset("_-")
 
 
@@ -58,29 +66,46 @@ def account_of(row: AccountRow) -> Account:
 
 
 def name_key(name: str) -> str:
-    """The form in which names are unique: the same name in any case is one name."""
+    """The form in which a name is looked up to log in: the same name in any case is one name.
+    (Names are unique by `name_skeleton`, a coarser form; the key stays as it was so that every
+    account made before skeletons logs in as it did.)"""
     return unicodedata.normalize("NFC", name).casefold()
 
 
-def check_name(name: str) -> str:
-    """The name as it is stored (NFC), or a `bad_name` refusal."""
-    name = unicodedata.normalize("NFC", name)
-    if not NAME_MIN <= len(name) <= NAME_MAX or not all(
+def _has_name_shape(name: str) -> bool:
+    """Whether `name` (NFC) is 3-20 letters, digits, `_` or `-`: what every stored name is."""
+    return NAME_MIN <= len(name) <= NAME_MAX and all(
         char.isalpha() or char in "0123456789" or char in _NAME_SIGNS for char in name
-    ):
+    )
+
+
+def check_name(name: str) -> str:
+    """The name of a new account as it is stored (NFC, and NFKC alike), or a refusal:
+    `bad_name` for one that is not 3-20 letters, digits, `_` or `-`, is written in styled or
+    compatibility letters (fullwidth, mathematical bold: NFKC would change it), or renders blank
+    (`dicepoker.names.check_visible`); `name_taken` for a bot's name or the deleted player's.
+    Whether another account has it is the store's to say (`Accounts.create`)."""
+    name = unicodedata.normalize("NFC", name)
+    if not _has_name_shape(name):
         raise Refusal(
             "bad_name",
             f"a name is {NAME_MIN}-{NAME_MAX} letters, digits, '_' or '-'",
         )
+    check_visible(name)
+    if unicodedata.normalize("NFKC", name) != name:
+        raise Refusal(
+            "bad_name",
+            "a name is written in plain letters and digits, not fullwidth or styled ones",
+        )
+    check_not_reserved(name)
+    if len(name_skeleton(name)) > MAX_SKELETON:
+        raise Refusal("bad_name", "that name cannot be told apart from others")
     return name
 
 
 def _is_name(name: str) -> bool:
-    try:
-        check_name(name)
-    except Refusal:
-        return False
-    return True
+    """Whether `name` may be an account's, made now or before the rules of `check_name`."""
+    return _has_name_shape(unicodedata.normalize("NFC", name))
 
 
 def check_password(password: str) -> str:
@@ -137,12 +162,18 @@ class Accounts:
     async def create(self, name: str, password: str) -> Account:
         name = check_name(name)
         digest = await self._hash(check_password(password))
-        row = AccountRow(name=name, name_key=name_key(name), password_hash=digest)
+        row = AccountRow(
+            name=name,
+            name_key=name_key(name),
+            name_skeleton=name_skeleton(name),
+            password_hash=digest,
+        )
         try:
             async with self.store.writing(), self.store.sessions() as session, session.begin():
                 session.add(row)
         except exc.IntegrityError:
-            raise Refusal("name_taken", "that name is taken") from None
+            # The name, or a look-alike of it (the same skeleton), is another account's.
+            raise Refusal("name_taken", "that name, or one that looks like it, is taken") from None
         return account_of(row)
 
     async def _row(self, name: str) -> AccountRow | None:
@@ -157,6 +188,30 @@ class Accounts:
     async def by_name(self, name: str) -> Account | None:
         row = await self._row(name)
         return None if row is None else account_of(row)
+
+    async def check_seat_name(self, name: str, account: Account | None = None) -> str:
+        """The name to seat a person under without an account, or a refusal: the rules of
+        `dicepoker.names.check_seat_name`, and `name_taken` for an account's name or a
+        look-alike of it, unless it is `account`'s own (the caller's, logged in).
+
+        Accounts made before skeletons were kept may have none (a look-alike of an earlier
+        name, migration 0010): their key is compared too."""
+        name = check_seat_name(name)
+        alike = AccountRow.name_skeleton.in_(sorted(skeletons(name)))
+        async with self.store.sessions() as session:
+            owners = set(
+                (
+                    await session.scalars(
+                        select(AccountRow.id).where(alike | (AccountRow.name_key == name_key(name)))
+                    )
+                ).all()
+            )
+        if owners - ({account.id} if account is not None else set()):
+            raise Refusal(
+                "name_taken",
+                "an account has that name (or one that looks like it): log in to play under it",
+            )
+        return name
 
     async def check_login(self, name: str, password: str) -> Account:
         """The account whose name and password these are, or `bad_login` (the same for an
