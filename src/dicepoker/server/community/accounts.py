@@ -29,9 +29,9 @@ from fastapi import Request
 from sqlalchemy import delete, exc, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from dicepoker import names
 from dicepoker.master import Refusal
 from dicepoker.names import (
-    DELETED_NAME,
     MAX_SKELETON,
     check_not_reserved,
     check_seat_name,
@@ -49,6 +49,9 @@ SESSION_DAYS = 30
 PURGE_EVERY = timedelta(hours=1)
 PURGE_BATCH = 500
 COOKIE = "dicepoker_session"
+#: What a deleted account's seats are called in the games it played (which stay); the word is
+#: `dicepoker.names`', which keeps people's seats from taking it.
+DELETED_NAME = names.DELETED_NAME
 _NAME_SIGNS = frozenset("_-")
 
 
