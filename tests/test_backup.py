@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
+import stat
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +25,8 @@ from typer.testing import CliRunner, Result
 from dicepoker.cli import app
 from dicepoker.master.store import StoredEvent, StoredGame
 from dicepoker.server.community.accounts import COOKIE
-from dicepoker.server.storage.backup import BACKUP_ID
+from dicepoker.server.storage import backup as backup_module
+from dicepoker.server.storage.backup import BACKUP_ID, BACKUP_MODE
 from dicepoker.server.storage.store import Store, alembic_config, head_revision
 from live_server import LiveServer, fresh_postgres_database
 from ws_client import Player
@@ -356,3 +359,36 @@ def test_restore_migrates_an_older_backup_to_the_newest_schema(tmp_path: Path) -
         version = connection.execute("SELECT version_num FROM alembic_version").fetchone()
     assert version == (head_revision(),)
     assert game_ids(str(target)) == {"old"}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_backup_is_its_owner_s_alone_from_its_first_byte(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It holds the accounts' password hashes: 0600 under a umask that would let anyone read a
+    new file, while it is being written as well as once written, and when it replaces an older
+    backup that was readable by all."""
+    database = fresh(kind, tmp_path, "live.db")
+    make_games(database, 1)
+    modes_while_written: list[int] = []
+    seal = backup_module._seal
+
+    def sealing(partial: Path) -> None:
+        modes_while_written.append(stat.S_IMODE(partial.stat().st_mode))
+        seal(partial)
+
+    monkeypatch.setattr(backup_module, "_seal", sealing)
+    backup_file = tmp_path / "backup.db"
+    before = os.umask(0)
+    try:
+        made = cli("backup", str(backup_file), "--db", database)
+        assert made.exit_code == 0, made.output
+        assert "readable by its owner only (0600" in made.output
+        assert stat.S_IMODE(backup_file.stat().st_mode) == BACKUP_MODE == 0o600
+        backup_file.chmod(0o644)  # an older backup, made before backups were private
+        assert cli("backup", str(backup_file), "--db", database).exit_code == 0
+        assert stat.S_IMODE(backup_file.stat().st_mode) == 0o600
+    finally:
+        os.umask(before)
+    assert modes_while_written == [0o600, 0o600]
+    assert set(in_backup(backup_file)) == {"g0"}

@@ -20,7 +20,8 @@ def _plural(count: int, word: str) -> str:
 
 
 def backup_command(file: BackupFile, database: Database = None) -> None:
-    """Back the server's database up into FILE (one SQLite file), also while it serves."""
+    """Back the server's database up into FILE (one SQLite file), also while it serves. FILE is
+    readable by its owner only (mode 0600): it holds the accounts' password hashes."""
     from dicepoker.server.settings import default_database
     from dicepoker.server.storage.backup import BackupError, backup
 
@@ -30,7 +31,8 @@ def backup_command(file: BackupFile, database: Database = None) -> None:
         fail(str(error))
     typer.echo(
         f"backed up {_plural(made.games, 'game')} ({_plural(made.events, 'event')}, "
-        f"schema {made.revision}) into {file}"
+        f"schema {made.revision}) into {file}, readable by its owner only (0600: it holds "
+        "password hashes)"
     )
 
 

@@ -17,6 +17,11 @@ their foreign keys), so a table or column that a later migration adds is carried
 here. Restoring copies the file back (SQLite: the backup API again; PostgreSQL: the schema made by
 the migrations at the backup's revision, then the rows, then the id sequences moved past them)
 and migrates the database to this dicepoker's newest schema, as `dicepoker serve` would.
+
+A backup holds what the database holds, the accounts' password hashes included, so it is
+readable by its owner only (`BACKUP_MODE`, 0600) from the moment its partial file is created:
+a mode set once the file is written would leave a window when anyone on the machine could open
+it, and SQLite gives the journal it writes beside the file the file's own mode.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from dicepoker.server.storage.store import Store, alembic_config, database_url, 
 
 #: "DPKB" in a backup's SQLite header (`PRAGMA application_id`): what makes a file a backup.
 BACKUP_ID = 0x44504B42
+#: A backup's permissions: its owner reads and writes it, nobody else (it holds password hashes).
+BACKUP_MODE = 0o600
 #: Rows copied per statement.
 BATCH = 1000
 VERSION_TABLE = "alembic_version"
@@ -186,7 +193,8 @@ def backup(database: str, destination: Path) -> Backup:
             ) from None
     partial = destination.with_name(f".{destination.name}.{secrets.token_hex(4)}.part")
     try:
-        partial.touch(exist_ok=False)  # an empty file is an empty SQLite database
+        # An empty file is an empty SQLite database; made with the backup's mode, never wider.
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, BACKUP_MODE))
         source = sqlite_path(url)
         if source is not None:
             _backup_sqlite(source, partial)
