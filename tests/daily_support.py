@@ -131,9 +131,34 @@ class Seat:
         self._stack.close()
 
 
+def account(client: TestClient, name: str) -> dict[str, str]:
+    """The session cookie of the account `name`, made on first use (the client is left logged
+    out)."""
+    client.cookies.clear()
+    body = {"name": name, "password": PASSWORD}
+    made = client.post("/api/accounts", json=body, headers=ORIGIN)
+    if made.status_code == 409:
+        ok(client.post("/api/session", json=body, headers=ORIGIN))
+    else:
+        ok(made, 201)
+    cookies = dict(client.cookies)
+    client.cookies.clear()
+    return cookies
+
+
 def start(client: TestClient, name: str, preset: str = PRESET) -> dict[str, Any]:
-    created: dict[str, Any] = ok(client.post(f"/api/daily/{preset}", json={"name": name}), 201)
+    """The account `name` starts its game of today's challenge (only accounts play it). The
+    answer has the seat's `headers` too: its token, by which its player reads the game during
+    the day (nobody else may)."""
+    with logged_in(client, account(client, name)):
+        created: dict[str, Any] = ok(client.post(f"/api/daily/{preset}", headers=ORIGIN), 201)
+    created["headers"] = player_of(created)
     return created
+
+
+def player_of(created: dict[str, Any]) -> dict[str, str]:
+    """The headers by which a game's player reads it (their seat's token)."""
+    return {"Authorization": f"Bearer {created['token']}"}
 
 
 def play(client: TestClient, created: dict[str, Any], plan: Plan) -> dict[str, Any]:
@@ -143,7 +168,8 @@ def play(client: TestClient, created: dict[str, Any], plan: Plan) -> dict[str, A
         assert all("seed" not in m.get("fair_dice", {}) for m in seat.seen)
     finally:
         seat.close()
-    record: dict[str, Any] = ok(client.get(f"/api/games/{created['id']}/record"))
+    path = f"/api/games/{created['id']}/record"
+    record: dict[str, Any] = ok(client.get(path, headers=player_of(created)))
     return record
 
 

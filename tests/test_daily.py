@@ -59,7 +59,7 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
     assert today["date"] == DAY and today["over"] is False and today["seed"] is None
     assert today["ends_at"] == "2031-03-15T00:00:00+00:00" and today["games"] == 0
     ana, bea, caio = (start(client, name) for name in ("Ana", "Bea", "Caio"))
-    assert ana["date"] == DAY and ana["ranked"] is False and ana["url"] == f"/g/{ana['id']}"
+    assert ana["date"] == DAY and ana["ranked"] is True and ana["url"] == f"/g/{ana['id']}"
     records = [
         play(client, ana, same_keeps),
         play(client, bea, same_keeps),
@@ -87,14 +87,16 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
         for r in records
     )
 
-    # During the day: the seed is in no answer about the day or its finished games.
+    # During the day: the seed is in no answer about the day or its finished games, and a
+    # game is its own player's alone: anyone else is refused it (they may play the same dice).
     seed = seed_of(client, PRESET, DAY)
     assert commitment(seed) == daily_commitment
     for created in (ana, bea, caio):
-        game_id = created["id"]
-        game = ok(client.get(f"/api/games/{game_id}"))
+        game_id, mine = created["id"], created["headers"]
+        game = ok(client.get(f"/api/games/{game_id}", headers=mine))
         assert game["status"] == "finished" and "seed" not in game["fair_dice"]
-        refused = client.get(f"/api/games/{game_id}/verify")
+        assert game["assisted"] is False and game["competition"] == "daily"
+        refused = client.get(f"/api/games/{game_id}/verify", headers=mine)
         assert refused.status_code == 409 and refused.json()["error"]["code"] == "seed_withheld"
         for path in (
             f"/api/games/{game_id}",
@@ -107,8 +109,15 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
             f"/api/daily/{PRESET}/leaderboard",
             "/api/games?status=finished",
         ):
-            assert seed not in client.get(path).text, path
-        early = ok(client.get(f"/api/games/{game_id}/record"))
+            assert seed not in client.get(path, headers=mine).text, path
+            if path.startswith(f"/api/games/{game_id}"):
+                other = client.get(path)
+                assert other.status_code == 403, (path, other.text)
+                assert other.json()["error"]["code"] == "daily_private"
+        # Its own player gets no analysis either: others still play these dice.
+        analysis = client.get(f"/api/games/{game_id}/analysis", headers=mine)
+        assert analysis.status_code == 403 and analysis.json()["error"]["code"] == "competitive"
+        early = ok(client.get(f"/api/games/{game_id}/record", headers=mine))
         assert verify_record(early).reason == "no_seed"
         (tmp_path / "early.json").write_text(json.dumps(early), encoding="utf-8")
         refused_cli = CliRunner().invoke(app, ["verify", str(tmp_path / "early.json")])
@@ -116,10 +125,13 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
     # Another server process (or this one restarted) reads the games from the store: the same.
     with app_client(database, clock) as other:
         for created in (ana, bea, caio):
-            record = ok(other.get(f"/api/games/{created['id']}/record"))
-            assert record["turns"] == ok(client.get(f"/api/games/{created['id']}/record"))["turns"]
+            path, mine = f"/api/games/{created['id']}/record", created["headers"]
+            record = ok(other.get(path, headers=mine))
+            assert record["turns"] == ok(client.get(path, headers=mine))["turns"]
             assert "seed" not in record["fair_dice"]
-            assert other.get(f"/api/games/{created['id']}/verify").status_code == 409
+            verify = f"/api/games/{created['id']}/verify"
+            assert other.get(verify, headers=mine).status_code == 409
+            assert other.get(path).status_code == 403
 
     # The day is over: the seed is revealed, and every daily game verifies.
     clock.next_day()
@@ -137,6 +149,8 @@ def test_the_same_keeps_give_everyone_the_same_dice_and_the_seed_comes_after_the
         checked = ok(client.get(f"/api/games/{created['id']}/verify"))
         assert checked["ok"] is True and checked["seed"] == seed
         assert ok(client.get(f"/api/games/{created['id']}"))["fair_dice"]["seed"] == seed
+        # and its analysis is open to anyone.
+        assert ok(client.get(f"/api/games/{created['id']}/analysis"))["players"]
     # The first roll of turn 1 is the seed's dice.
     assert records[0]["turns"][0]["rolls"][0]["dice"] == [die(seed, 1, 1, p) for p in range(5)]
     # A new day, a new challenge.
@@ -176,23 +190,22 @@ def test_the_par_is_the_experts_score_on_the_days_dice(client: TestClient, clock
     """The expert plays a daily game through the server (each of its choices made on the game's
     record, sent over the WebSocket): its score there is the par the server computed."""
     preset = "school"
-    created = start(client, "Expert", preset)
+    created = start(client, "Edu", preset)
+    path = f"/api/games/{created['id']}/record"
     seat = Seat(client, created["id"], created["token"])
     bot = make_bot("expert")
     try:
         while not seat.state["finished"]:
-            state = replay(ok(client.get(f"/api/games/{created['id']}/record"))).state
+            state = replay(ok(client.get(path, headers=created["headers"]))).state
             seat.act(str(bot.choose(state)))
     finally:
         seat.close()
-    record = ok(client.get(f"/api/games/{created['id']}/record"))
+    record = ok(client.get(path, headers=created["headers"]))
     score = totals(replay(record).state)[0]
     assert wait_par(client, preset) == score
     board = ok(client.get(f"/api/daily/{preset}/leaderboard"))
     assert board["par"] == score
-    assert [(g["name"], g["score"], g["to_par"]) for g in board["unranked"]] == [
-        ("Expert", score, 0)
-    ]
+    assert [(g["name"], g["score"], g["to_par"]) for g in board["ranked"]] == [("Edu", score, 0)]
     # After the day, anyone can recompute it from the revealed seed.
     clock.next_day()
     seed = ok(client.get(f"/api/daily/{preset}?date={DAY}"))["seed"]
@@ -203,31 +216,35 @@ def test_the_par_is_the_experts_score_on_the_days_dice(client: TestClient, clock
 # --- the leaderboard ----------------------------------------------------------------------------
 
 
-def test_the_leaderboard_lists_finished_games_against_par(client: TestClient) -> None:
+def test_the_leaderboard_lists_finished_games_against_par(client: TestClient, clock: Clock) -> None:
     games = [start(client, name) for name in ("Ana", "Bea", "Caio")]
     play(client, games[0], same_keeps)
     play(client, games[1], other_keeps)
     par_score = wait_par(client, PRESET)
     board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
     assert board["date"] == DAY and board["par"] == par_score and board["over"] is False
-    assert board["ranked"] == [] and board["playing"] == 1  # Caio has not played yet
+    assert board["unranked"] == [] and board["playing"] == 1  # Caio has not played yet
     assert board["finished"] == 2
     first = ok(client.get(f"/api/daily/{PRESET}/leaderboard?limit=1"))
-    assert first["unranked"] == board["unranked"][:1] and first["finished"] == 2
-    listed = board["unranked"]
+    assert first["ranked"] == board["ranked"][:1] and first["finished"] == 2
+    listed = board["ranked"]
     assert {g["name"] for g in listed} == {"Ana", "Bea"}
     scores = [g["score"] for g in listed]
     assert scores == sorted(scores, reverse=True)
     for entry in listed:
         game = next(g for g in games if g["id"] == entry["id"])
-        record = ok(client.get(f"/api/games/{game['id']}/record"))
+        record = ok(client.get(f"/api/games/{game['id']}/record", headers=game["headers"]))
         assert entry["score"] == totals(replay(record).state)[0]
         assert entry["to_par"] == entry["score"] - par_score
-        assert entry["place"] is None and entry["ranked"] is False
+        assert entry["place"] in (1, 2) and entry["ranked"] is True
         assert entry["status"] == "finished"
         assert entry["replay"] == f"/replay/g/{game['id']}"
-        assert ok(client.get(entry["analysis"]))["players"][0]["name"] == entry["name"]
+        # The games behind the board open when the day is over.
+        assert client.get(entry["analysis"]).json()["error"]["code"] == "daily_private"
     assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 3
+    clock.next_day()
+    for entry in listed:
+        assert ok(client.get(entry["analysis"]))["players"][0]["name"] == entry["name"]
 
 
 def test_an_account_plays_each_challenge_once_a_day(client: TestClient, clock: Clock) -> None:
@@ -257,9 +274,11 @@ def test_an_account_plays_each_challenge_once_a_day(client: TestClient, clock: C
         par_score = wait_par(client, PRESET)
         mine = ok(client.get(f"/api/daily/{PRESET}"))["mine"]
         assert mine["status"] == "finished" and mine["to_par"] == mine["score"] - par_score
-    # Anyone else plays unranked, as often as they like; nobody's game is "mine".
-    first, second = start(client, "Ana"), start(client, "Ana")
-    assert first["ranked"] is second["ranked"] is False and first["id"] != second["id"]
+    # Nobody else plays today's dice: no game is made for them, and nobody's game is "mine".
+    anonymous = client.post(f"/api/daily/{PRESET}", headers=ORIGIN)
+    assert anonymous.status_code == 401, anonymous.text
+    assert anonymous.json()["error"]["code"] == "log_in_for_daily"
+    assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 1
     assert ok(client.get(f"/api/daily/{PRESET}"))["mine"] is None
     # The next day the account plays the next challenge.
     clock.next_day()
@@ -281,11 +300,9 @@ def test_accounts_are_ranked_with_ties_sharing_a_place(client: TestClient) -> No
             created = ok(client.post(f"/api/daily/{PRESET}", headers=ORIGIN), 201)
         if name != "Duda":  # Duda is still playing
             play(client, created, plans[name])
-    play(client, start(client, "Guest"), same_keeps)
     board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
     ranked = board["ranked"]
-    assert [g["name"] for g in board["unranked"]] == ["Guest"] and board["playing"] == 1
-    assert board["unranked"][0]["place"] is None and board["unranked"][0]["ranked"] is False
+    assert board["unranked"] == [] and board["playing"] == 1
     assert {g["name"] for g in ranked} == {"Ana", "Bea", "Caio"}
     assert all(g["ranked"] for g in ranked)
     by_name = {g["name"]: g for g in ranked}
@@ -302,7 +319,8 @@ def test_accounts_are_ranked_with_ties_sharing_a_place(client: TestClient) -> No
         assert gone.status_code == 204, gone.text
     board = ok(client.get(f"/api/daily/{PRESET}/leaderboard"))
     assert {g["name"] for g in board["ranked"]} == {"Ana", "Bea"}
-    assert {g["name"] for g in board["unranked"]} == {"Guest", DELETED_NAME}
+    assert [g["name"] for g in board["unranked"]] == [DELETED_NAME]
+    assert board["unranked"][0]["place"] is None and board["unranked"][0]["ranked"] is False
 
 
 # --- refusals -----------------------------------------------------------------------------------
@@ -315,7 +333,7 @@ def test_bad_presets_dates_and_bodies_are_refused_and_change_nothing(client: Tes
 
     for path in ("/api/daily/chess", "/api/daily/chess/leaderboard"):
         refused(client.get(path), 404, "not_found")
-    refused(client.post("/api/daily/chess", json={"name": "Ana"}), 404, "not_found")
+    refused(client.post("/api/daily/chess", headers=ORIGIN), 404, "not_found")
     for bad in ("2031-02-30", "14-03-2031", "2031-3-14", "yesterday", "2031-03-14T00:00", ""):
         refused(client.get(f"/api/daily/{PRESET}?date={bad}"), 400, "bad_request")
         refused(client.get(f"/api/daily/{PRESET}/leaderboard?date={bad}"), 400, "bad_request")
@@ -323,15 +341,13 @@ def test_bad_presets_dates_and_bodies_are_refused_and_change_nothing(client: Tes
     refused(client.get(f"/api/daily/{PRESET}?date=2031-03-15"), 404, "not_found")
     refused(client.get(f"/api/daily/{PRESET}/leaderboard?date=2031-03-15"), 404, "not_found")
     refused(client.get(f"/api/daily/{PRESET}?date=2031-03-13"), 404, "not_found")
-    # An anonymous player must give a name (and a name is plain text).
-    refused(client.post(f"/api/daily/{PRESET}"), 400, "bad_request")
-    refused(client.post(f"/api/daily/{PRESET}", json={"name": "   "}), 400, "bad_request")
-    refused(client.post(f"/api/daily/{PRESET}", json={"name": "Ana", "x": 1}), 400, "bad_request")
-    refused(client.post(f"/api/daily/{PRESET}", json={"name": 7}), 400, "bad_request")
+    # Today's challenge is played by accounts: a name given without one starts nothing.
+    for body in (None, {"name": "Ana"}, {"name": 7}):
+        refused(
+            client.post(f"/api/daily/{PRESET}", json=body, headers=ORIGIN), 401, "log_in_for_daily"
+        )
     assert ok(client.get("/api/games"))["games"] == []
     assert ok(client.get(f"/api/daily/{PRESET}"))["games"] == 0
-    created = start(client, "<b>Ana</b>\u0007")
-    assert ok(client.get(f"/api/games/{created['id']}"))["seats"][0]["name"] == "<b>Ana</b>"
 
 
 # --- the terminal client ------------------------------------------------------------------------

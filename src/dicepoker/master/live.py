@@ -221,6 +221,11 @@ class LiveGame:
             now=self.now(),
         )
 
+    def private_now(self) -> bool:
+        """Whether only its own players may read the game now: a daily challenge's game until its
+        day is over (others still play the same dice; docs/fair-play.md)."""
+        return self.reveal_at is not None and self.now() < self.reveal_at
+
     def fair_entry(self) -> dict[str, str] | None:
         """The record's fair-dice entry: the commitment, and the seed once the game is over
         (and, for a withheld seed, its time has come)."""

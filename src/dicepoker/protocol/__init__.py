@@ -25,7 +25,6 @@ from dicepoker.protocol.daily import (
     DailyLeaderboard,
     DailyPlace,
     DailyStarted,
-    StartDaily,
 )
 from dicepoker.protocol.jsontext import (
     MAX_DEPTH,
@@ -253,7 +252,6 @@ __all__ = [
     "SheetRowView",
     "SheetView",
     "StarView",
-    "StartDaily",
     "Status",
     "Strict",
     "Sync",

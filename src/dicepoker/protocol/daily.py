@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field, JsonValue, field_validator
+from pydantic import Field, JsonValue
 
-from dicepoker.protocol.base import Strict, Wire
+from dicepoker.protocol.base import Wire
 from dicepoker.protocol.messages import Status
-from dicepoker.protocol.rest import clean_name
-
-
-class StartDaily(Strict):
-    """`POST /api/daily/{preset}`: a player with an account plays under its name (this one is
-    not read); anyone else gives a name and plays unranked."""
-
-    name: str | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _clean(cls, value: str | None) -> str | None:
-        return clean_name(value)
 
 
 class DailyGame(Wire):

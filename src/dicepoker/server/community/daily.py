@@ -43,10 +43,12 @@ async def par_in_thread(variant: str, options: dict[str, Any], seed: str) -> int
 
 @dataclass(frozen=True)
 class Player:
-    """Who starts a daily game: an account (ranked) or a name (unranked)."""
+    """Who starts a daily game: an account, under its name (`name_key`: the form in which
+    names are one, kept with the game when the account is deleted)."""
 
     name: str
-    account_id: int | None = None
+    account_id: int
+    name_key: str
 
 
 @dataclass(frozen=True)
@@ -160,23 +162,26 @@ class DailyService:
 
     async def start(self, preset: str, player: Player) -> tuple[LiveGame, str, Day]:
         """Start `player`'s game of today's challenge: the live game, its seat's token and the
-        day. 409 `daily_played` when the account has one today already (nothing changes)."""
+        day. 409 `daily_played` when the account, or an account of its name before, has one
+        today already (nothing changes).
+
+        Only accounts play today's dice, once each: an unranked game on them, anyone's and as
+        often as they like, would be an oracle that shows the day's dice before the ranked game
+        (docs/fair-play.md)."""
         day = await self.challenge(preset, self.today())
-        if player.account_id is not None:
-            found = await self.days.account_game(preset, day.day, player.account_id)
-            if found is not None:
-                raise _played(found.game_id)
+        found = await self.days.account_game(preset, day.day, player.account_id, player.name_key)
+        if found is not None:
+            raise _played(found.game_id)
 
         async def save(game: StoredGame) -> None:
             try:
-                await self.days.add_game(game, day, player.account_id, player.name)
+                await self.days.add_game(game, day, player.account_id, player.name, player.name_key)
             except DailyTaken as taken:  # another request of the account won a moment ago
                 raise _played(taken.game_id) from None
 
         rules = preset_rules(preset)
-        seat: dict[str, Any] = {"kind": "human", "name": player.name}
-        if player.account_id is not None:
-            seat["account"] = player.account_id  # the account's seat (its history, its name)
+        # The account's seat (its history, its name).
+        seat: dict[str, Any] = {"kind": "human", "name": player.name, "account": player.account_id}
         live, tokens = await self.master.create(
             rules.variant,
             dict(rules.option_dict),

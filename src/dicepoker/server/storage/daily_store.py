@@ -112,10 +112,18 @@ class DailyStore:
                 update(DailyRow).where(DailyRow.id == day_id, DailyRow.par.is_(None)).values(values)
             )
 
-    async def add_game(self, game: StoredGame, day: Day, account_id: int | None, name: str) -> None:
+    async def add_game(
+        self,
+        game: StoredGame,
+        day: Day,
+        account_id: int | None,
+        name: str,
+        name_key: str | None = None,
+    ) -> None:
         """Store a new game (with its seat's account link, for the player's history) and its
-        link to the day in one transaction. DailyTaken: the account has a game of that day
-        already; nothing is stored."""
+        link to the day in one transaction. DailyTaken: the account, or an account of that name
+        before (`name_key`: deleted and made again), has a game of that day already; nothing is
+        stored."""
         try:
             async with self.store.transaction() as session:
                 await add_game(session, game)
@@ -126,12 +134,13 @@ class DailyStore:
                         game_id=game.id,
                         account_id=account_id,
                         name=name,
+                        name_key=name_key,
                         created_at=utcnow(),
                     )
                 )
         except exc.IntegrityError:
             if account_id is not None:
-                found = await self.account_game(day.preset, day.day, account_id)
+                found = await self.account_game(day.preset, day.day, account_id, name_key)
                 if found is not None:
                     raise DailyTaken(found.game_id) from None
             raise ConflictError(f"game {game.id} exists") from None
@@ -141,15 +150,20 @@ class DailyStore:
             GameRow, GameRow.id == DailyGameRow.game_id
         )
 
-    async def account_game(self, preset: str, day: date, account_id: int) -> DailyEntry | None:
+    async def account_game(
+        self, preset: str, day: date, account_id: int, name_key: str | None = None
+    ) -> DailyEntry | None:
+        """The account's game of the day, or, given its `name_key`, the game of an account of
+        that name (one deleted since: a name plays a day once)."""
+        whose = DailyGameRow.account_id == account_id
+        if name_key is not None:
+            whose = or_(whose, DailyGameRow.name_key == name_key)
         async with self.store.sessions() as session:
             found = (
                 await session.execute(
-                    self._entries().where(
-                        DailyGameRow.preset == preset,
-                        DailyGameRow.day == day,
-                        DailyGameRow.account_id == account_id,
-                    )
+                    self._entries()
+                    .where(DailyGameRow.preset == preset, DailyGameRow.day == day, whose)
+                    .order_by(DailyGameRow.id)
                 )
             ).first()
             return None if found is None else _entry(*found)

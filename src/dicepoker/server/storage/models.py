@@ -40,7 +40,12 @@ class GameRow(Base):
     # The sweep of abandoned games reads games by status and last person's action; every read
     # by status alone (the lobby's lists, the games to resume) through the same index, which
     # starts with it (migration 0008).
-    __table_args__ = (Index("ix_games_status_human_at", "status", "human_at"),)
+    # A record imported with a game's dice commitment is a copy of that game (fair play: no
+    # analysis of a copy of a competitive game still running; migration 0009).
+    __table_args__ = (
+        Index("ix_games_status_human_at", "status", "human_at"),
+        Index("ix_games_dice_commitment", "dice_commitment"),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     variant: Mapped[str] = mapped_column(String(32))

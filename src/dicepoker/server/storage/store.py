@@ -575,6 +575,14 @@ class Store:
         async with self.writing(), self.sessions() as session, session.begin():
             session.add(RecordRow(id=record_id, record=text))
 
+    async def games_committed_to(self, commitment: str, most: int = 1) -> list[str]:
+        """The ids of (at most `most`) games whose dice are committed to by `commitment`: a
+        record carrying it is a copy of one of them (a daily challenge's games share their
+        day's)."""
+        query = select(GameRow.id).where(GameRow.dice_commitment == commitment).limit(most)
+        async with self.sessions() as session:
+            return list((await session.scalars(query)).all())
+
     async def record(self, record_id: str) -> str | None:
         async with self.sessions() as session:
             row = await session.get(RecordRow, record_id)

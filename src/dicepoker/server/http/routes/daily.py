@@ -21,10 +21,9 @@ from dicepoker.protocol import (
     DailyLeaderboard,
     DailyPlace,
     DailyStarted,
-    StartDaily,
     error_responses,
 )
-from dicepoker.server.community.accounts import Account, optional_account
+from dicepoker.server.community.accounts import Account, name_key, optional_account
 from dicepoker.server.community.daily import Player, preset_rules
 from dicepoker.server.services import CREATING, Services, services
 from dicepoker.server.storage.daily_store import DailyEntry
@@ -92,20 +91,16 @@ async def get_daily(preset: str, app: App, account: Who, date: str | None = None
     status_code=201,
     dependencies=CREATING,
     response_model=DailyStarted,
-    responses=error_responses(400, 403, 404, 409, 413, 429),
+    responses=error_responses(400, 401, 403, 404, 409, 413, 429),
 )
-async def start_daily(
-    preset: str, app: App, account: Who, body: StartDaily | None = None
-) -> DailyStarted:
+async def start_daily(preset: str, app: App, account: Who) -> DailyStarted:
     """Start your game of today's challenge: a logged-in account plays it once a day, ranked,
-    under its name; anyone else plays it unranked under the name they give."""
+    under its name; 401 `log_in_for_daily` for anyone else (today's dice are dealt only to
+    ranked games: docs/fair-play.md)."""
     app.daily.check_preset(preset)
-    if account is not None:
-        player = Player(account.name, account.id)
-    elif body is not None and body.name is not None:
-        player = Player(body.name)
-    else:
-        raise Refusal("bad_request", "name: a name is needed to play (or log in)")
+    if account is None:
+        raise Refusal("log_in_for_daily", "log in to play today's daily challenge (once a day)")
+    player = Player(account.name, account.id, name_key(account.name))
     live, token, day = await app.daily.start(preset, player)
     return DailyStarted.build(
         id=live.id,
@@ -114,7 +109,7 @@ async def start_daily(
         token=token,
         preset=preset,
         date=day.day.isoformat(),
-        ranked=player.account_id is not None,
+        ranked=True,
     )
 
 

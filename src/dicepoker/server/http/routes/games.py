@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -53,6 +53,25 @@ Bearer = Annotated[
     HTTPAuthorizationCredentials | None,
     Depends(HTTPBearer(auto_error=False, description="the seat's token")),
 ]
+
+
+async def readable_game(live: Live, app: App, request: Request, bearer: Bearer) -> LiveGame:
+    """The game, for whoever may read it now: anyone, but a daily challenge's game only its own
+    player (their seat's token, or the session of its account) until its day is over: 403
+    `daily_private` (docs/fair-play.md)."""
+    if not live.private_now():
+        return live
+    if bearer is not None and app.master.seat_of(live, bearer.credentials) is not None:
+        return live
+    account = await optional_account(request)
+    if account is not None and account.id in accounts_of(live.seats).values():
+        return live
+    raise Refusal(
+        "daily_private", "another player's daily challenge game can be seen when its day is over"
+    )
+
+
+Readable = Annotated[LiveGame, Depends(readable_game)]
 
 
 @router.post(
@@ -114,8 +133,8 @@ async def join_game(body: JoinGame, live: Live, app: App, account: MaybeAccount)
     return SeatTaken.build(seat=seat, token=token)
 
 
-@router.get("/{game_id}", response_model=GameInfo, responses=error_responses(404))
-async def get_game(live: Live) -> GameInfo:
+@router.get("/{game_id}", response_model=GameInfo, responses=error_responses(403, 404))
+async def get_game(live: Readable) -> GameInfo:
     return GameInfo.build(
         id=live.id,
         seq=live.seq,
@@ -149,8 +168,8 @@ async def list_games(app: App, status: ListStatus | None = None, limit: int = 50
     )
 
 
-@router.get("/{game_id}/ratings", response_model=GameRatings, responses=error_responses(404))
-async def game_ratings(live: Live, app: App) -> GameRatings:
+@router.get("/{game_id}/ratings", response_model=GameRatings, responses=error_responses(403, 404))
+async def game_ratings(live: Readable, app: App) -> GameRatings:
     """Whether the game is rated, and what it did to each account's rating (the end screen)."""
     reason = unrated_why(live)
     if reason is not None:
@@ -179,8 +198,8 @@ async def game_ratings(live: Live, app: App) -> GameRatings:
     return GameRatings.build(rated=True, status="rated", changes=changes)
 
 
-@router.get("/{game_id}/record", response_model=Record, responses=error_responses(404))
-async def game_record(live: Live) -> JSONResponse:
+@router.get("/{game_id}/record", response_model=Record, responses=error_responses(403, 404))
+async def game_record(live: Readable) -> JSONResponse:
     """The game's record, as a file to save (docs/record.md)."""
     return JSONResponse(
         live.record(),
@@ -188,8 +207,10 @@ async def game_record(live: Live) -> JSONResponse:
     )
 
 
-@router.get("/{game_id}/position", response_model=Position, responses=error_responses(400, 404))
-async def game_position(live: Live, turn: int = 0, roll: int = 0) -> Position:
+@router.get(
+    "/{game_id}/position", response_model=Position, responses=error_responses(400, 403, 404)
+)
+async def game_position(live: Readable, turn: int = 0, roll: int = 0) -> Position:
     return position(live.record(), turn, roll)
 
 
@@ -199,7 +220,7 @@ async def game_position(live: Live, turn: int = 0, roll: int = 0) -> Position:
     response_model=GameAdvice,
     responses=error_responses(403, 404, 409, 429),
 )
-async def game_advice(live: Live, app: App) -> dict[str, Any]:
+async def game_advice(live: Readable, app: App) -> dict[str, Any]:
     """The advisor's values for the player to move now (the table's hint toggle): 403
     `competitive` in a game played without the expert's help (docs/fair-play.md)."""
     state = live.game.state
@@ -218,7 +239,7 @@ async def game_advice(live: Live, app: App) -> dict[str, Any]:
     response_model=Analysis,
     responses=error_responses(403, 404, 429),
 )
-async def game_analysis(live: Live, app: App) -> dict[str, Any]:
+async def game_analysis(live: Readable, app: App) -> dict[str, Any]:
     """Every decision of the game so far against the best option (the finished-game page); a
     game still being played is analysed once per position (its seq). A game played without
     the expert's help opens it when it is over (a daily challenge's when its day is): 403
@@ -231,8 +252,8 @@ async def game_analysis(live: Live, app: App) -> dict[str, Any]:
     return with_links(analysis, f"/replay/g/{live.id}")
 
 
-@router.get("/{game_id}/verify", response_model=DiceCheck, responses=error_responses(404, 409))
-async def game_verify(live: Live) -> dict[str, Any]:
+@router.get("/{game_id}/verify", response_model=DiceCheck, responses=error_responses(403, 404, 409))
+async def game_verify(live: Readable) -> dict[str, Any]:
     """The fair-dice check of a finished game (its seed is revealed only at the end)."""
     if not live.game.state.finished:
         raise Refusal("not_finished", "the dice seed is revealed when the game is over")

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from dicepoker.engine import reason_key
-from dicepoker.fair import verify_record
+from dicepoker.fair import RECORD_KEY, verify_record
 from dicepoker.master import Refusal
 from dicepoker.protocol import (
     Analysis,
@@ -48,7 +48,7 @@ def reason_fields(reason: str) -> dict[str, Any]:
     status_code=201,
     dependencies=CREATING,
     response_model=RecordStored,
-    responses=error_responses(413, 422, 429),
+    responses=error_responses(403, 413, 422, 429),
     openapi_extra=record_body(),
 )
 async def import_record(request: Request, app: App) -> RecordStored:
@@ -70,11 +70,37 @@ async def import_record(request: Request, app: App) -> RecordStored:
         raise Refusal("bad_record", str(exc), turn=exc.turn, **reason_fields(exc.reason)) from None
     except RecordError as exc:
         raise Refusal("bad_record", str(exc)) from None
+    await _copy_refusal(app, record, analysis=False)
     record_id = secrets.token_urlsafe(8)
     # What was checked, and only that, is stored: strict JSON in, the same JSON out (but for
     # the names, cleaned on reading).
     await app.store.save_record(record_id, json.dumps(record, ensure_ascii=False))
     return RecordStored.build(id=record_id, url=f"/replay/r/{record_id}")
+
+
+async def _copy_refusal(app: Services, record: dict[str, Any], *, analysis: bool) -> None:
+    """Refuse what the game a record copies would refuse itself (fair play: a copy is no way
+    around it): a copy of a daily challenge's game before its day is over, and the analysis of a
+    copy of a game still played without the expert's help. The game is known by the record's
+    dice commitment."""
+    entry = record.get(RECORD_KEY)
+    found = entry.get("commitment") if isinstance(entry, dict) else None
+    if not isinstance(found, str):
+        return
+    for game_id in await app.store.games_committed_to(found):
+        live = await app.master.load(game_id)
+        if live is None:
+            continue
+        refusal = live.help_refusal() if analysis else None
+        private = live.private_now()
+        app.master.release(live)
+        if private:
+            raise Refusal(
+                "daily_private",
+                "a record of today's daily challenge can be seen when its day is over",
+            )
+        if refusal is not None:
+            raise refusal
 
 
 async def stored_record(record_id: str, request: Request) -> dict[str, Any]:
@@ -98,9 +124,13 @@ async def get_record(record: Stored) -> JSONResponse:
     "/{record_id}/analysis",
     dependencies=ANALYSING,
     response_model=Analysis,
-    responses=error_responses(404, 422, 429),
+    responses=error_responses(403, 404, 422, 429),
 )
 async def record_analysis(record_id: str, record: Stored, app: App) -> dict[str, Any]:
+    """Every decision of the record against the best option; 403 `competitive` for a copy of a
+    game still played without the expert's help, `daily_private` for one of a daily challenge
+    before its day is over."""
+    await _copy_refusal(app, record, analysis=True)
     analysis = await app.analyses.analysis(f"record:{record_id}", record)
     return with_links(analysis, f"/replay/r/{record_id}")
 

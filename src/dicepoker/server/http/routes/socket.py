@@ -90,6 +90,13 @@ async def _serve(websocket: WebSocket, app: Services, game_id: str, token: str |
         if seat is None:
             await websocket.close(code=protocol.CLOSE_FORBIDDEN, reason="wrong token")
             return
+    if seat is None and live.private_now():
+        # Another player's daily challenge game: nothing of it is shown before its day is over
+        # (docs/fair-play.md). Accepted first, so that the client reads why.
+        app.master.release(live)
+        await websocket.accept(subprotocol=_subprotocol(websocket))
+        await websocket.close(code=protocol.CLOSE_FORBIDDEN, reason="daily_private")
+        return
     spoken = _subprotocol(websocket)
     await websocket.accept(subprotocol=spoken)
     # The game in memory now: one nobody watched here may have been forgotten meanwhile

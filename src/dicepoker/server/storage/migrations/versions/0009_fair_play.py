@@ -4,6 +4,8 @@ deceive, devices that logged in before.
 - `games.assisted`: whether the game allows the expert's help (hints, advice, the analysis of a
   running game), decided at its creation; null for games made before, which keep the default rule
   (`dicepoker.master.assistance`).
+- `ix_games_dice_commitment`: a record imported with a game's dice commitment is a copy of that
+  game, and a copy of a competitive game still running is not analysed.
 - `daily_games.name_key`: the `name_key` of the account that played a ranked daily game, kept when
   the account is deleted, so that an account made again under the same name does not play that day
   twice (unique with the preset and the day; unranked games have none).
@@ -31,6 +33,7 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("games") as batch:
         batch.add_column(sa.Column("assisted", sa.Boolean(), nullable=True))
+    op.create_index("ix_games_dice_commitment", "games", ["dice_commitment"])
     with op.batch_alter_table("daily_games") as batch:
         batch.add_column(sa.Column("name_key", sa.String(80), nullable=True))
         batch.create_unique_constraint("uq_daily_games_name", ["preset", "day", "name_key"])
@@ -66,5 +69,6 @@ def downgrade() -> None:
     with op.batch_alter_table("daily_games") as batch:
         batch.drop_constraint("uq_daily_games_name", type_="unique")
         batch.drop_column("name_key")
+    op.drop_index("ix_games_dice_commitment", table_name="games")
     with op.batch_alter_table("games") as batch:
         batch.drop_column("assisted")
