@@ -33,16 +33,16 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("get", "/api/games"): {200, 400},
     ("post", "/api/games/{game_id}/join"): {200, 400, 404, 409, 413, 429},
     ("post", "/api/games/{game_id}/rematch"): {200, 201, 403, 404, 409, 429},
-    ("get", "/api/games/{game_id}"): {200, 404},
-    ("get", "/api/games/{game_id}/record"): {200, 404},
-    ("get", "/api/games/{game_id}/ratings"): {200, 404},
-    ("get", "/api/games/{game_id}/position"): {200, 400, 404},
+    ("get", "/api/games/{game_id}"): {200, 403, 404},
+    ("get", "/api/games/{game_id}/record"): {200, 403, 404},
+    ("get", "/api/games/{game_id}/ratings"): {200, 403, 404},
+    ("get", "/api/games/{game_id}/position"): {200, 400, 403, 404},
     ("get", "/api/games/{game_id}/advice"): {200, 403, 404, 409, 429},
     ("get", "/api/games/{game_id}/analysis"): {200, 403, 404, 429},
-    ("get", "/api/games/{game_id}/verify"): {200, 404, 409},
-    ("post", "/api/records"): {201, 413, 422, 429},
+    ("get", "/api/games/{game_id}/verify"): {200, 403, 404, 409},
+    ("post", "/api/records"): {201, 403, 413, 422, 429},
     ("get", "/api/records/{record_id}"): {200, 404},
-    ("get", "/api/records/{record_id}/analysis"): {200, 404, 422, 429},
+    ("get", "/api/records/{record_id}/analysis"): {200, 403, 404, 422, 429},
     ("get", "/api/records/{record_id}/verify"): {200, 404},
     ("get", "/api/records/{record_id}/position"): {200, 400, 404, 422},
     ("get", "/api/variants"): {200},
@@ -54,7 +54,7 @@ ROUTES: dict[tuple[str, str], set[int]] = {
     ("post", "/api/me/password"): {204, 400, 401, 403, 413, 429},
     ("delete", "/api/me"): {204, 401, 403, 413, 429},
     ("get", "/api/daily/{preset}"): {200, 400, 404},
-    ("post", "/api/daily/{preset}"): {201, 400, 403, 404, 409, 413, 429},
+    ("post", "/api/daily/{preset}"): {201, 401, 403, 404, 409, 413, 429},
     ("get", "/api/daily/{preset}/leaderboard"): {200, 400, 404},
     ("get", "/api/players/{name}"): {200, 400, 404},
     ("get", "/api/leaderboard/{pool}"): {200, 400, 404},
@@ -289,7 +289,14 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
         400: free.get("/api/leaderboard/yahtzee?limit=201"),
         404: free.get("/api/leaderboard/chess"),
     }
-    cases.update(_daily_cases(free, tight, huge))
+    for route, answers in _daily_cases(free, tight, huge).items():
+        cases.setdefault(route, {}).update(answers)
+    copy = free.post("/api/records", json=free.get(f"/api/games/{no_hints}/record").json())
+    assert copy.status_code == 201, copy.text
+    copied = copy.json()["id"]
+    cases[("get", "/api/records/{record_id}/analysis")][403] = free.get(
+        f"/api/records/{copied}/analysis"
+    )
     cases.update(_puzzle_cases(free, tight, huge))
     for route, statuses in ROUTES.items():
         errors = {status for status in statuses if status >= 400}
@@ -369,27 +376,37 @@ def _account_cases(
 def _daily_cases(
     free: TestClient, tight: TestClient, huge: bytes
 ) -> dict[tuple[str, str], dict[int, httpx.Response]]:
-    """The daily challenge's errors: a second game of an account on the same day is its 409."""
+    """The daily challenge's errors: a second game of an account on the same day is its 409;
+    its game, and a copy of it, are its player's alone until the day is over (403)."""
     ours, theirs = {"origin": "http://testserver"}, {"origin": "https://evil.example"}
     probe = {"name": "DailyProbe", "password": "probe password"}
     assert free.post("/api/accounts", json=probe).status_code == 201
-    assert free.post("/api/daily/school", headers=ours).status_code == 201
+    started = free.post("/api/daily/school", headers=ours)
+    assert started.status_code == 201, started.text
+    daily, token = started.json()["id"], started.json()["token"]
     played = free.post("/api/daily/school", headers=ours)
     forged = free.post("/api/daily/school", headers=theirs)
     free.cookies.clear()
-    tight.post("/api/daily/school", json={"name": "Ana"})
+    tight.post("/api/daily/school", headers=ours)
+    record = free.get(f"/api/games/{daily}/record", headers=_bearer(token)).json()
+    private = {
+        ("get", f"/api/games/{{game_id}}{path}"): {403: free.get(f"/api/games/{daily}{path}")}
+        for path in ("", "/record", "/ratings", "/position", "/verify")
+    }
     return {
+        **private,
+        ("post", "/api/records"): {403: free.post("/api/records", json=record)},
         ("get", "/api/daily/{preset}"): {
             400: free.get("/api/daily/school?date=yesterday"),
             404: free.get("/api/daily/chess"),
         },
         ("post", "/api/daily/{preset}"): {
-            400: free.post("/api/daily/school", json={}),
+            401: free.post("/api/daily/school", headers=ours),
             403: forged,
-            404: free.post("/api/daily/chess", json={"name": "Ana"}),
+            404: free.post("/api/daily/chess", headers=ours),
             409: played,
             413: free.post("/api/daily/school", content=huge),
-            429: tight.post("/api/daily/school", json={"name": "Ana"}),
+            429: tight.post("/api/daily/school", headers=ours),
         },
         ("get", "/api/daily/{preset}/leaderboard"): {
             400: free.get("/api/daily/school/leaderboard?date=2031-02-30"),

@@ -91,7 +91,7 @@ async def get_daily(preset: str, app: App, account: Who, date: str | None = None
     status_code=201,
     dependencies=CREATING,
     response_model=DailyStarted,
-    responses=error_responses(400, 401, 403, 404, 409, 413, 429),
+    responses=error_responses(401, 403, 404, 409, 413, 429),
 )
 async def start_daily(preset: str, app: App, account: Who) -> DailyStarted:
     """Start your game of today's challenge: a logged-in account plays it once a day, ranked,
