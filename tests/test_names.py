@@ -1,6 +1,7 @@
 """Names that do not deceive (issue 54, item 6), on SQLite and PostgreSQL: every name of the
 review's list is refused through the API with its code and a message saying why, for accounts
-and for seats taken without one; ordinary names in Spanish, Portuguese and English still pass;
+and for seats taken without one (a new game's, an open seat joined; the daily challenge seats
+accounts only); ordinary names in Spanish, Portuguese and English still pass;
 a name and a look-alike of it never both get accounts; migration 0010 gives the accounts made
 before their skeletons without failing on look-alikes made before the rule."""
 
@@ -19,7 +20,6 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from daily_support import PRESET
 from dicepoker.bots import LEVELS
 from dicepoker.master import Refusal
 from dicepoker.names import name_skeleton, prototypes
@@ -166,14 +166,6 @@ def test_deceiving_seat_names_are_refused_when_a_seat_is_taken(
     game = _open_game(client)
     _refused(client.post(f"/api/games/{game}/join", json={"name": name}), status, code, *words)
     assert client.get(f"/api/games/{game}").json()["status"] == "open"  # the seat is still open
-
-
-@pytest.mark.parametrize(("name", "status", "code", "words"), SEAT_NAMES)
-def test_deceiving_seat_names_are_refused_for_the_daily(
-    client: TestClient, rosa: None, name: str, status: int, code: str, words: tuple[str, ...]
-) -> None:
-    response = client.post(f"/api/daily/{PRESET}", json={"name": name})
-    _refused(response, status, code, *words)
 
 
 def test_ordinary_seat_names_pass_and_styled_ones_are_seated_plain(client: TestClient) -> None:
