@@ -1,8 +1,10 @@
 // The hint: the advisor's values for the seat to move (GET /api/games/{id}/advice), drawn on
 // the dice the best hold keeps, on every cell that may be filled now, and in a panel that says
-// what the best roll and the best cell are worth (expected final score).
+// what the best roll and the best cell are worth (expected final score). A competitive game (rated,
+// a daily challenge, a casual game made without hints) has no hint: the table shows a badge and
+// says why instead, and never asks the server for advice it refuses (docs/fair-play.md).
 /** @import { AdviceOption, GameAdvice, GameView } from "../../typings/protocol" */
-import { $, api, clear, dec, h, minus, t } from "./common.js";
+import { $, api, clear, dec, h, minus, t, toast } from "./common.js";
 import { actionNode, isCellAction, keptPositions } from "./analysis.js";
 import { myTurn } from "./actions.js";
 import { game, gameId, held, heldAction, redraw } from "./game.js";
@@ -24,8 +26,36 @@ function savedHint() {
   }
 }
 
-/** Turn the hint on or off (remembered in this browser). */
+/** Whether this game is played without the expert's help. */
+export function hintsOff() {
+  return !game.assisted;
+}
+
+/** Why the game has no hints, in a line: rated, a daily challenge, or made without hints. */
+export function hintsOffText() {
+  if (game.competition === "rated") return t("Hints are off in this game: it is rated.");
+  if (game.competition === "daily") return t("Hints are off in this game: it is a daily challenge.");
+  return t("Hints are off in this game: it was made without them.");
+}
+
+/** The badge by the title: "Rated", "Daily challenge" or "No hints"; none in an assisted game. */
+export function renderBadge() {
+  const badge = $("#help-badge");
+  const off = hintsOff();
+  badge.hidden = !off;
+  if (!off) return;
+  badge.textContent = game.competition === "rated" ? t("Rated") : game.competition === "daily" ? t("Daily challenge") : t("No hints");
+  badge.dataset.competition = game.competition || "casual";
+  badge.title = hintsOffText();
+  $("#keys-hint-hint").hidden = true;
+}
+
+/** Turn the hint on or off (remembered in this browser); in a game without hints, say why. */
 export function toggleHint() {
+  if (hintsOff()) {
+    toast(hintsOffText(), "info");
+    return;
+  }
   if (!mySeats().length) return;
   hint.on = !hint.on;
   try {
@@ -125,11 +155,15 @@ function adviceLine(cls, label, content, value, extra) {
 export function renderAdvice(state) {
   const turn = myTurn();
   const player = mySeats().length > 0 && game.status === "running" && !state.finished;
+  const off = hintsOff();
   const button = $("#hint-button");
-  button.hidden = !player;
+  button.hidden = !player || off;
   button.setAttribute("aria-pressed", hint.on ? "true" : "false");
+  const offLine = $("#hints-off");
+  offLine.hidden = !player || !off;
+  if (!offLine.hidden) offLine.textContent = hintsOffText();
   const panel = $("#advice");
-  const on = hint.on && Boolean(turn);
+  const on = hint.on && Boolean(turn) && !off;
   panel.hidden = !on;
   $("#table-layout").classList.toggle("hinting", on);
   for (const die of document.querySelectorAll("#dice .die.advised")) die.classList.remove("advised");

@@ -4,7 +4,7 @@
 // the verdict, the figures (decisions, mistakes, points lost, luck, chance lost), the key moments
 // and the worst moves, each linking to the position where it was made.
 /** @import { Analysis, Decision, Swing, Record as GameRecord } from "../../typings/protocol" */
-import { clear, dec, h, minus, num, rowLabel, shownName, t } from "./common.js";
+import { LANG, clear, dec, h, minus, num, rowLabel, shownName, t } from "./common.js";
 import { curveSection, signedPct } from "./curve.js";
 import { faceLabel, miniDie } from "./dice.js";
 
@@ -425,4 +425,25 @@ export function renderAnalysisMessage(box, text) {
   clear(box);
   box.appendChild(h("h2", { id: "analysis-title" }, t("Analysis")));
   box.appendChild(h("p", { class: "an-note" }, text));
+}
+
+/**
+ * When today's daily challenges are over (the next midnight, UTC), in the visitor's own time.
+ * @param {Date} [now]
+ */
+export function dayOverWords(now = new Date()) {
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  const format = new Intl.DateTimeFormat(LANG === "pt" ? "pt-BR" : LANG, { weekday: "long", hour: "2-digit", minute: "2-digit" });
+  return format.format(end);
+}
+
+/**
+ * Why the analysis of a game is closed (403 `competitive`, docs/fair-play.md): a game played
+ * without the expert's help opens it when it is over, a daily challenge when its day is.
+ * @param {boolean} daily whether the game is known to be a finished daily challenge
+ */
+export function closedAnalysisText(daily) {
+  return daily
+    ? t("The analysis of a daily challenge opens when its day is over: {when}.", { when: dayOverWords() })
+    : t("The analysis opens when the game is over (a daily challenge's when its day is over: {when}).", { when: dayOverWords() });
 }

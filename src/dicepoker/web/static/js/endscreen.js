@@ -3,7 +3,8 @@
 // each asked once.
 /** @import { Analysis, GameRatings, GameView, Record as GameRecord } from "../../typings/protocol" */
 import { $, api, clear, h, num, t } from "./common.js";
-import { renderAnalysis, renderAnalysisMessage } from "./analysis.js";
+import { codeOf } from "./accountforms.js";
+import { closedAnalysisText, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { loadVerification } from "./fair.js";
 import { game, gameId, playerName } from "./game.js";
 import { renderRematch } from "./rematch.js";
@@ -104,6 +105,12 @@ async function loadAnalysis(state) {
   const base = `/api/games/${encodeURIComponent(gameId)}`;
   const [result, record] = await Promise.all([api("GET", `${base}/analysis`), api("GET", `${base}/record`)]);
   const analysis = /** @type {Analysis | null} */ (result.ok ? result.data : null);
+  if (result.status === 403 && codeOf(result) === "competitive") {
+    // A daily challenge's analysis opens when its day is over: say when, rather than a link
+    // that would be refused.
+    renderAnalysisMessage(box, closedAnalysisText(game.competition === "daily"));
+    return;
+  }
   if (!analysis || !Array.isArray(analysis.players)) {
     renderAnalysisMessage(box, t("The analysis is not available."));
     return;

@@ -4,6 +4,7 @@
 // it (dicepoker.v2, docs/api.md); every rule stays on the server.
 /** @import { ClientMessage, ClockView, EventMessage, FairDiceView, GameInfo, GameView, HeldMessage, SeatView, ServerMessage, SheetView, SyncMessage, ViewChanges, WelcomeMessage } from "../../typings/protocol" */
 /** @typedef {GameInfo["status"]} GameStatus */
+/** @typedef {NonNullable<GameInfo["competition"]>} Competition */
 import { $, range, refusalText, shownName, t, toast } from "./common.js";
 import { takeChances } from "./chances.js";
 
@@ -22,6 +23,9 @@ export const gameId = $("#main").dataset.gameId || "";
  *   pending: { ref: string, at: number } | null,
  *   lastRolled: Set<number> | null,
  *   missing: boolean,
+ *   assisted: boolean,
+ *   competition: Competition | null,
+ *   private: boolean,
  * }}
  */
 export const game = {
@@ -35,7 +39,23 @@ export const game = {
   pending: null, // {ref, at}: an intent sent, waiting for its event or refusal
   lastRolled: null, // the positions the last event rolled (animated once)
   missing: false, // the server has no such game
+  // Whether the expert's help is open at this table, and why not (rated, daily, casual): decided
+  // when the game was made, told by the server (docs/fair-play.md); the page never asks for
+  // help the server would refuse.
+  assisted: true,
+  competition: null,
+  private: false, // another player's daily challenge game, not shown before its day is over
 };
+
+/**
+ * Take what the server says of the game's help (its first answer, a welcome).
+ * @param {{ assisted?: boolean, competition?: Competition | null }} told
+ */
+export function takeAssistance(told) {
+  if (typeof told.assisted === "boolean") game.assisted = told.assisted;
+  if (told.competition !== undefined) game.competition = told.competition;
+  if (!game.assisted && !game.competition) game.competition = "casual";
+}
 
 /** The positions of the dice this page holds for the next roll. */
 export const held = /** @type {Set<number>} */ (new Set());
@@ -99,6 +119,7 @@ export function handle(message, conn) {
   switch (message.type) {
     case "welcome":
       if (message.seat !== null && message.seat !== undefined) conn.seat = message.seat;
+      takeAssistance(message);
       accept(message, null);
       break;
     case "event":

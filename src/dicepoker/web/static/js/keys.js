@@ -1,9 +1,9 @@
 // The table's keys: 1..N hold the dice (N: the rules' number of dice), R rolls (Space too, when
 // no control has the focus), the arrows walk the cells that may be filled, Enter fills one, H
-// turns the hint on and off. Space and Enter on a focused control (a die, a button, a cell)
+// turns the hint on and off (in a game without hints it only says why). Space and Enter on a focused control (a die, a button, a cell)
 // press that control, as everywhere: they never roll by accident.
 import { myTurn, roll, toggle } from "./actions.js";
-import { toggleHint } from "./advice.js";
+import { hintsOff, toggleHint } from "./advice.js";
 import { diceCount } from "./game.js";
 import { mySeats } from "./socket.js";
 
@@ -42,7 +42,7 @@ export function onKey(press) {
   if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
   const key = press.key;
   if (key === "h" || key === "H") {
-    if (mySeats().length) {
+    if (mySeats().length || hintsOff()) {
       toggleHint();
       press.preventDefault();
     }

@@ -3,7 +3,8 @@
 /** @import { Analysis, Position, RulesView, Record as GameRecord } from "../../typings/protocol" */
 /** @import { PlacedDecision } from "./analysis.js" */
 import { $, api, clear, errorText, h, loadCatalog, minus, num, variantName, rowLabel, shownName, t } from "./common.js";
-import { MISTAKE, actionNode, decisionNode, placeDecisions, renderAnalysis, renderAnalysisMessage, rollOf } from "./analysis.js";
+import { codeOf } from "./accountforms.js";
+import { MISTAKE, actionNode, closedAnalysisText, decisionNode, placeDecisions, renderAnalysis, renderAnalysisMessage, rollOf } from "./analysis.js";
 import { markCurvePosition } from "./curve.js";
 import { DiceTray } from "./dice.js";
 import { loadVerification } from "./fair.js";
@@ -245,6 +246,10 @@ async function loadAnalysis() {
   renderAnalysisMessage(box, t("Loading the analysis…"));
   const result = await api("GET", `${base}/analysis`);
   const data = /** @type {Analysis | null} */ (result.ok ? result.data : null);
+  if (result.status === 403 && codeOf(result) === "competitive") {
+    renderAnalysisMessage(box, closedAnalysisText(false));
+    return;
+  }
   if (!data || !Array.isArray(data.players)) {
     renderAnalysisMessage(box, t("The analysis is not available."));
     return;

@@ -82,6 +82,13 @@ class Conn {
       clearInterval(this.pinger);
       if (this.ws !== ws) return;
       this.ws = null;
+      if (closing.code === 4403 && closing.reason === "daily_private") {
+        // Another player's daily challenge game: shown once its day is over.
+        this.closed = true;
+        game.private = true;
+        redraw();
+        return;
+      }
       if (closing.code === 4403) {
         if (this.token) {
           if (this.seat !== null) forgetToken(gameId, this.seat);

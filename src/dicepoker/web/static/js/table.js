@@ -8,13 +8,14 @@
 // rematch.js and chances.js (who is winning).
 /** @import { GameInfo } from "../../typings/protocol" */
 import { $, api, clear, h, loadCatalog, onSubmit, t } from "./common.js";
+import { codeOf } from "./accountforms.js";
 import { autoPlay, myTurn, roll } from "./actions.js";
 import { takeChances } from "./chances.js";
-import { renderAdvice, toggleHint } from "./advice.js";
+import { renderAdvice, renderBadge, toggleHint } from "./advice.js";
 import { renderEnd } from "./endscreen.js";
 import { paintCommitment } from "./fair.js";
 import { renderPlayers, renderSheets, renderStatus, renderTurn, title } from "./felt.js";
-import { game, gameId, onRedraw, syncHeld } from "./game.js";
+import { game, gameId, onRedraw, syncHeld, takeAssistance } from "./game.js";
 import { join, renderWaiting, share } from "./joining.js";
 import { firstMove, onKey } from "./keys.js";
 import { renderPace, setUpPace } from "./pace.js";
@@ -24,11 +25,16 @@ import { openConnections, syncAll } from "./socket.js";
 
 let drawnOnce = false;
 let shownMissing = false;
+let shownPrivate = false;
 
 /** Draw the whole page from the game state. */
 function render() {
   if (game.missing) {
     if (!shownMissing) showNotFound();
+    return;
+  }
+  if (game.private) {
+    if (!shownPrivate) showPrivate();
     return;
   }
   const state = game.state;
@@ -43,6 +49,7 @@ function render() {
     document.title = `${title(rules)} · ${t("site.name")}`;
   }
   renderStatus();
+  renderBadge();
   paintCommitment($("#fair-chip"), game.fair);
   renderWaiting();
   if (!state) return;
@@ -99,6 +106,21 @@ function showNotFound() {
   $("#waiting").hidden = true;
 }
 
+/** Another player's game of today's daily challenge: nothing of it before its day is over. */
+function showPrivate() {
+  shownPrivate = true;
+  $("#status-chip").textContent = t("Daily challenge");
+  $("#conn").textContent = "";
+  const layout = $("#table-layout");
+  clear(layout);
+  layout.appendChild(h("section", { class: "card notfound daily-private" },
+    h("h2", null, t("This daily challenge game can be seen when its day is over.")),
+    h("p", null, t("Everyone plays the same dice today: the games of the day open to all once it is over.")),
+    h("p", null, h("a", { class: "btn primary", href: "/daily" }, t("Today's challenge")), " ", h("a", { class: "btn", href: "/" }, t("Back to the lobby")))));
+  $("#waiting").hidden = true;
+  $("#end").hidden = true;
+}
+
 async function start() {
   onSubmit($("#join-form", HTMLFormElement), loadCatalog(), join);
   await loadCatalog();
@@ -119,6 +141,11 @@ async function start() {
     render();
     return;
   }
+  if (first.status === 403 && codeOf(first) === "daily_private") {
+    game.private = true;
+    render();
+    return;
+  }
   const data = /** @type {GameInfo | null} */ (first.data);
   if (first.ok && data && game.seq < 0) {
     game.seq = data.seq ?? -1;
@@ -127,6 +154,7 @@ async function start() {
     game.clock = data.clock || null;
     game.state = data.state || null;
     game.fair = data.fair_dice || null;
+    takeAssistance(data);
     takeChances(data.win_probability, game.seq);
     render();
   }
