@@ -1,11 +1,10 @@
 // The daily challenge (/daily, docs/api.md "Daily challenge"): each preset's challenge of the day
 // with its par, "Play" (or "Resume" your game), your result against par, the day's leaderboard
 // and the commitment to the day's dice (the seed, once the day is over). A past day: ?date=.
-/** @import { DailyChallenge, DailyGame, DailyLeaderboard, DailyStarted, ErrorResponse, GameInfo } from "../../typings/protocol" */
-import {
-  $, LANG, ago, api, clear, errorText, h, loadCatalog, num, rememberName, saveToken, savedName,
-  signed, t,
-} from "./common.js";
+// Today's challenge is played by logged-in accounts only, once a day, ranked; the other players'
+// games of the day open when it is over (docs/fair-play.md): a visitor is asked to log in.
+/** @import { DailyChallenge, DailyLeaderboard, DailyStarted, ErrorResponse } from "../../typings/protocol" */
+import { $, LANG, ago, api, clear, errorText, h, loadCatalog, num, saveToken, signed, t } from "./common.js";
 import { shortHex } from "./fair.js";
 
 /** How often a card asks again while its par is being worked out. */
@@ -20,39 +19,6 @@ const DAY = asked && /^\d{4}-\d{2}-\d{2}$/.test(asked) ? asked : null;
 let account = null;
 /** Whether the day and the player are drawn (from the first card's answer). */
 let painted = false;
-
-/**
- * Where this browser keeps the game it started of a preset's challenge on a day (anonymous
- * players resume by it; their seat's token is kept by game id, as for every game).
- * @param {string} preset
- * @param {string} day
- */
-const GAME_KEY = (preset, day) => `dicepoker:daily:${preset}:${day}`;
-
-/**
- * @param {string} preset
- * @param {string} day
- */
-function keptGame(preset, day) {
-  try {
-    return localStorage.getItem(GAME_KEY(preset, day));
-  } catch {
-    return null;
-  }
-}
-
-/**
- * @param {string} preset
- * @param {string} day
- * @param {string} gameId
- */
-function keepGame(preset, day, gameId) {
-  try {
-    localStorage.setItem(GAME_KEY(preset, day), gameId);
-  } catch {
-    /* private mode: the game is still reached from its table's address */
-  }
-}
 
 /** @param {string} preset */
 function query(preset) {
@@ -97,19 +63,17 @@ function paintDay(challenge) {
   $("#day-today").hidden = !DAY;
 }
 
-/** Who plays: the account (ranked) or a name (unranked). */
-function paintPlayer() {
+/**
+ * Who plays: the account (ranked); a visitor is asked to log in (the page's template drew the
+ * prompt), except on a day that is over, which nobody plays any more.
+ * @param {boolean} over
+ */
+function paintPlayer(over) {
   const who = $("#daily-who");
-  const nameRow = $("#daily-name-row");
-  if (account) {
-    who.textContent = t("Playing as {name}: your games are ranked, one a day for each game.", { name: account });
-    nameRow.hidden = true;
-  } else {
-    who.textContent = t("Not logged in: you play unranked, under the name you give.");
-    nameRow.hidden = false;
-    const input = $("#daily-name", HTMLInputElement);
-    if (!input.value) input.value = savedName();
-  }
+  who.textContent = account ? t("Playing as {name}: your games are ranked, one a day for each game.", { name: account }) : "";
+  who.hidden = !account;
+  const login = document.getElementById("daily-login");
+  if (login) login.hidden = over;
 }
 
 /**
@@ -143,9 +107,10 @@ function replayLink(href) {
  * @param {HTMLElement} card
  * @param {DailyLeaderboard} board
  * @param {string | null} mine
- * @param {boolean} open whether replays may be linked (your game is over, or the day is)
+ * @param {boolean} over whether the day is over (every game's replay opens)
+ * @param {boolean} mineOver whether your own game is over (its replay opens)
  */
-function paintBoard(card, board, mine, open) {
+function paintBoard(card, board, mine, over, mineOver) {
   const box = clear(/** @type {HTMLElement} */ (card.querySelector(".daily-board")));
   const rows = [...board.ranked, ...board.unranked];
   if (!rows.length) {
@@ -162,12 +127,12 @@ function paintBoard(card, board, mine, open) {
       h("td", { class: "who" }, entry.name, entry.ranked ? null : h("span", { class: "unranked" }, t("unranked"))),
       h("td", { class: "num score" }, entry.score === null ? "" : num(entry.score)),
       h("td", { class: "num to-par" }, parWords(entry.to_par)),
-      h("td", { class: "go" }, open ? replayLink(entry.replay) : null))));
+      h("td", { class: "go" }, over || (mineOver && entry.id === mine) ? replayLink(entry.replay) : null))));
     box.appendChild(h("table", { class: "daily-table" }, h("thead", null, head), body));
   }
   if (board.playing > 0) box.appendChild(h("p", { class: "hint daily-playing" }, t("Still playing: {n}", { n: num(board.playing) })));
   const spoiler = /** @type {HTMLElement} */ (card.querySelector(".daily-spoiler"));
-  spoiler.hidden = open || !rows.length;
+  spoiler.hidden = over || !rows.filter((entry) => entry.id !== mine).length;
 }
 
 /**
@@ -192,27 +157,6 @@ function paintFair(card, challenge) {
 }
 
 /**
- * Your game of the day: the account's (from the server), else the one this browser started
- * (its score read from the game itself: it may be below the board's first places).
- * @param {DailyChallenge} challenge
- * @returns {Promise<{ id: string, status: DailyGame["status"], score: number | null, to_par: number | null } | null>}
- */
-async function myGame(challenge) {
-  if (challenge.mine) return challenge.mine;
-  if (challenge.account) return null;
-  const gameId = keptGame(challenge.preset, challenge.date);
-  if (!gameId) return null;
-  const found = await api("GET", `/api/games/${encodeURIComponent(gameId)}`);
-  const info = /** @type {GameInfo | null} */ (found.ok ? found.data : null);
-  if (!info) return null;
-  const status = info.status;
-  const players = info.state && info.state.players;
-  const score = status === "finished" && players && players[0] ? Number(players[0].total) : null;
-  const toPar = score !== null && challenge.par !== null ? score - challenge.par : null;
-  return { id: gameId, status, score, to_par: toPar };
-}
-
-/**
  * Start your game of today's challenge, then go to its table.
  * @param {HTMLElement} card
  * @param {string} preset
@@ -220,26 +164,12 @@ async function myGame(challenge) {
 async function play(card, preset) {
   const error = /** @type {HTMLElement} */ (card.querySelector(".daily-error"));
   error.textContent = "";
-  /** @type {{ name?: string }} */
-  const body = {};
-  if (!account) {
-    const input = $("#daily-name", HTMLInputElement);
-    const name = input.value.trim();
-    if (!name) {
-      error.textContent = t("Give your name to play.");
-      input.focus();
-      return;
-    }
-    body.name = name;
-    rememberName(name);
-  }
   const button = /** @type {HTMLButtonElement} */ (card.querySelector(".daily-play"));
   button.disabled = true;
-  const result = await api("POST", `/api/daily/${encodeURIComponent(preset)}`, body);
+  const result = await api("POST", `/api/daily/${encodeURIComponent(preset)}`);
   if (result.ok && result.data) {
     const started = /** @type {DailyStarted} */ (result.data);
     saveToken(started.id, started.seat, started.token);
-    keepGame(preset, started.date, started.id);
     window.location.assign(started.url);
     return;
   }
@@ -279,12 +209,12 @@ async function paintCard(card, tries = 0) {
     painted = true;
     paintDay(challenge);
     account = challenge.account;
-    paintPlayer();
+    paintPlayer(challenge.over);
   }
   parValue.textContent = challenge.par === null ? t("being worked out…") : num(challenge.par);
   parValue.classList.toggle("pending", challenge.par === null);
   parValue.title = t("The expert’s score on these dice");
-  const mine = await myGame(challenge);
+  const mine = challenge.mine || null;
   const boardAnswer = await api("GET", `/api/daily/${encodeURIComponent(preset)}/leaderboard${DAY ? `?date=${DAY}` : ""}`);
   const board = /** @type {DailyLeaderboard | null} */ (boardAnswer.ok ? boardAnswer.data : null);
   const finished = mine && mine.status === "finished";
@@ -299,19 +229,17 @@ async function paintCard(card, tries = 0) {
         t("{diff} against par", { diff: parWords(mine.to_par) })));
     }
   }
-  // The button: play today's challenge, resume your game, or nothing (a past day, or played).
-  button.hidden = challenge.over;
+  // The button: play today's challenge, resume your game, or nothing (a past day, played, or
+  // a visitor not logged in: the prompt above asks them to log in).
+  button.hidden = challenge.over || !challenge.account || Boolean(finished);
   button.disabled = false;
-  const label = mine && !finished ? t("Resume") : finished ? t("Play again (unranked)") : t("Play the challenge");
-  button.textContent = label;
+  button.textContent = mine && !finished ? t("Resume") : t("Play the challenge");
   if (mine && !finished) {
     button.onclick = () => window.location.assign(`/g/${encodeURIComponent(mine.id)}`);
-  } else if (finished && challenge.account) {
-    button.hidden = true;  // an account plays each challenge once a day
   } else {
     button.onclick = () => { play(card, preset); };
   }
-  if (board) paintBoard(card, board, mine ? mine.id : null, Boolean(finished) || challenge.over);
+  if (board) paintBoard(card, board, mine ? mine.id : null, challenge.over, Boolean(finished));
   paintFair(card, challenge);
   card.setAttribute("aria-busy", "false");
   if (challenge.par === null && tries < PAR_POLL_TRIES) {
@@ -323,19 +251,13 @@ async function main() {
   await loadCatalog();
   const cards = [...document.querySelectorAll(".daily-card")].filter((card) => card instanceof HTMLElement);
   await Promise.all(cards.map((card) => paintCard(/** @type {HTMLElement} */ (card))));
-  if (!painted) paintPlayer();
+  if (!painted) paintPlayer(Boolean(DAY));
   if (DAY && !painted) {
     // No challenge that day at all: still say which day it is, and lead to the others.
     $("#daily-date").textContent = t("{date} (UTC)", { date: dayWords(DAY) });
     $("#day-before", HTMLAnchorElement).href = `/daily?date=${shifted(DAY, -1)}`;
     $("#day-today").hidden = false;
   }
-  const name = $("#daily-name", HTMLInputElement);
-  name.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter") return;
-    const first = cards.find((card) => card instanceof HTMLElement && !(/** @type {HTMLElement} */ (card.querySelector(".daily-play"))).hidden);
-    if (first instanceof HTMLElement) play(first, first.dataset.preset || "");
-  });
 }
 
 main();
