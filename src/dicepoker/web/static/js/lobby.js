@@ -219,6 +219,7 @@ function renderRated() {
   if (!me) {
     box.checked = false;
     hint.textContent = t("Log in to play rated games.");
+    renderHelp();
     return;
   }
   const anonymous = seats.some((seat) => seat.kind === "human" && !seat.account && seat.name.trim());
@@ -227,6 +228,37 @@ function renderRated() {
   else if (people < 2) hint.textContent = t("Not rated: a game alone is not rated.");
   else if (anonymous) hint.textContent = t("Not rated: a player has no account.");
   else hint.textContent = t("Rated when it ends if every person plays under an account.");
+  renderHelp();
+}
+
+/** Whether the game has people besides its creator (open seats count: friends will join). */
+function withPeople() {
+  return seats.filter((seat) => seat.kind === "human").length > 1;
+}
+
+/**
+ * The hints switch (docs/fair-play.md): a game with other people is played without the
+ * expert's help unless its creator allows it; practice alone or against bots has it unless
+ * its creator turns it off; a rated game never has it, so it offers no switch.
+ */
+function renderHelp() {
+  const rated = Boolean(me) && $("#rated-on", HTMLInputElement).checked;
+  $("#help-field").hidden = rated;
+  const box = $("#help-on", HTMLInputElement);
+  const people = withPeople();
+  const mode = people ? "allow" : "without";
+  if (box.dataset.mode !== mode) {
+    box.dataset.mode = mode;
+    box.checked = false; // each default is the switch off
+  }
+  $("#help-label").textContent = people ? t("Allow hints (the expert's advice) in this game") : t("Play without hints");
+}
+
+/** What the game asks of the hints: `assisted` as the switch says, or nothing (the default). */
+function askedHelp() {
+  const box = $("#help-on", HTMLInputElement);
+  if ($("#help-field").hidden || !box.checked) return {};
+  return { assisted: box.dataset.mode === "allow" };
 }
 
 function addSeat() {
@@ -257,6 +289,7 @@ async function create(submit) {
     ),
     turn_seconds: on ? seconds : 0,
     rated: Boolean(me) && $("#rated-on", HTMLInputElement).checked,
+    ...askedHelp(),
   };
   const button = $("#create-button", HTMLButtonElement);
   button.disabled = true;
