@@ -192,20 +192,16 @@ def test_an_absent_forfeit_is_the_engine_s_and_needs_someone_to_lose_to() -> Non
 
 
 def test_the_record_keeps_an_absent_forfeit() -> None:
-    record = {
-        "variant": "school",
-        "options": {"columns": 1},
-        "players": ["Ana", "Bea"],
-        "turns": [
-            {"rolls": [{"dice": [6, 6, 6, 2, 1]}], "move": "score sixes"},
-            {"rolls": [{"dice": [1, 2, 3, 4, 5]}], "forfeit": "absent", "auto": True},
-        ],
-    }
-    game = replay(record)
+    turns: list[dict[str, Any]] = [
+        {"rolls": [{"dice": [6, 6, 6, 2, 1]}], "move": "score sixes"},
+        {"rolls": [{"dice": [1, 2, 3, 4, 5]}], "forfeit": "absent", "auto": True},
+    ]
+    record = {"variant": "school", "options": {"columns": 1}, "players": ["Ana", "Bea"]}
+    game = replay({**record, "turns": turns})
     assert game.state.finished and game.state.winner == 0
-    assert game.to_record()["turns"] == record["turns"]
-    Record.model_validate(record, strict=True)
-    unknown = {**record, "turns": [*record["turns"][:1], {"forfeit": "bored"}]}
+    assert game.to_record()["turns"] == turns
+    Record.model_validate({**record, "turns": turns}, strict=True)
+    unknown = {**record, "turns": [turns[0], {"forfeit": "bored"}]}
     with pytest.raises(ValueError, match="unknown forfeit"):
         replay(unknown)
 
