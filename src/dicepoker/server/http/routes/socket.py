@@ -5,7 +5,7 @@ sends what the broadcaster and the reader give it, in order: at once when nothin
 else by its writer task. Replies go to this connection only. The route feeds the metrics of what it
 sees (dicepoker.server.runtime.metrics): open connections, refusals by code, and each accepted
 intent's time from arrival to its event handed to the broadcaster.
-A client address has at most `--ws-connections` connections open (server/http/limits.py,
+A client address has at most `--ws-connections` connections open (server/runtime/limits.py,
 `SocketCap`): the one over the cap is accepted only to be closed with 1013 ("try again later") and a
 reason.
 """
