@@ -53,6 +53,7 @@ def _finish(client: TestClient, game_id: str) -> None:
 
     async def finish() -> None:
         live = await master.load(game_id)
+        assert live is not None
         while not live.game.state.finished:
             await master.auto(live, live.game.state.seat)
 
