@@ -133,6 +133,7 @@ SEAT_NAMES = [
     ("Rosa_9", 409, "name_taken", ("account",)),
     ("R\u043esa_9", 409, "name_taken", ("account",)),  # a Cyrillic о
     ("\u2800\u2800\u2800", 400, "bad_name", ("invisible",)),  # Braille blanks
+    ("\ufdfa" * 3, 400, "bad_name", ("at most",)),  # three ligatures, 54 letters in NFKC
 ]
 ORDINARY_SEATS = ("Inés", "Conceição", "Ñandú Pérez", "Ana María", "Mary Jane")
 

@@ -38,6 +38,7 @@ from importlib import metadata
 from dicepoker import i18n
 from dicepoker.bots import LEVELS
 from dicepoker.master.refusal import Refusal
+from dicepoker.protocol.rest import MAX_NAME
 
 #: What a deleted account's seats are called in the games it played (which stay).
 DELETED_NAME = "Deleted player"
@@ -185,5 +186,7 @@ def check_seat_name(name: str) -> str:
     the deleted player's. An account's name is checked by `Accounts.check_seat_name`."""
     check_visible(name)
     name = unicodedata.normalize("NFKC", name)
+    if len(name) > MAX_NAME:  # a ligature's letters can be many ("ﷺ" is eighteen)
+        raise Refusal("bad_name", f"a name is at most {MAX_NAME} characters")
     check_not_reserved(name)
     return name
