@@ -26,6 +26,7 @@ from textual.widget import Widget
 
 from dicepoker.protocol import ReactionId
 from dicepoker.tui.choices import Choices
+from dicepoker.tui.hints import hints_off_words
 from dicepoker.tui.i18n import Words, action_words, next_lang
 from dicepoker.tui.reactions import ReactionScreen
 from dicepoker.tui.rematch import rematch_session
@@ -189,7 +190,9 @@ class GameScreen(Screen[None]):
         view = self.view
         if view is not None:
             self.choices.follow(view, self._legal_rows())
-        advisor = self.play_app.advisor if self.show_hints else None
+        # A server game without the expert's help never shows hints, though --hints asked.
+        hinting = self.show_hints and self.session.competition is None
+        advisor = self.play_app.advisor if hinting else None
         table = read_table(
             self.session, self.choices, self.words, notice=self.notice, advisor=advisor
         )
@@ -428,6 +431,10 @@ class GameScreen(Screen[None]):
     # --- the table's other keys -------------------------------------------------------------------
 
     def action_hints(self) -> None:
+        competition = self.session.competition
+        if competition is not None:
+            self.say(hints_off_words(self.words, competition), "notice")
+            return
         self.show_hints = not self.show_hints
         self.refresh_table()
 

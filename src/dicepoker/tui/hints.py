@@ -12,9 +12,12 @@ Another advisor plugs in with `set_advisor` (or the `advisor=` argument of the a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dicepoker.engine import GameState
+
+if TYPE_CHECKING:
+    from dicepoker.tui.i18n import Words
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,3 +136,22 @@ def set_advisor(advisor: Advisor) -> None:
 
 def current_advisor() -> Advisor:
     return _advisor
+
+
+def hints_off_words(words: Words, competition: str) -> str:
+    """Why a server game shows no hints (the web table's words): rated, a daily challenge, or made
+    without them. The server refuses the expert's help there, and the terminal follows it."""
+    if competition == "rated":
+        return words("Hints are off in this game: it is rated.")
+    if competition == "daily":
+        return words("Hints are off in this game: it is a daily challenge.")
+    return words("Hints are off in this game: it was made without them.")
+
+
+def badge_words(words: Words, competition: str) -> str:
+    """The badge of a game without hints, as the web table shows it by the title."""
+    if competition == "rated":
+        return words("Rated")
+    if competition == "daily":
+        return words("Daily challenge")
+    return words("No hints")

@@ -74,6 +74,8 @@ log = logging.getLogger("dicepoker.tui")
 BACKOFF: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 4.0)
 
 OFFLINE = "No connection to the server."
+#: The refusal (REST 403, WebSocket close reason) of another player's daily challenge game.
+PRIVATE = "daily_private"
 
 #: A message with the game's state: everything but errors, pongs and resyncs.
 StateMessage = WelcomeMessage | EventMessage | SyncMessage | SeatsMessage
@@ -150,17 +152,34 @@ def _proxy_for(address: GameAddress) -> Literal[True] | None:
     return None if host in {"localhost", "127.0.0.1", "::1"} else True
 
 
-async def _game_exists(address: GameAddress, verb: str, timeout: float) -> bool:
+def _bearer(token: str | None) -> dict[str, str]:
+    """The seat's token as the REST API reads it: a player's own daily challenge game is readable
+    to its seat only until its day is over."""
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def _error_code(response: httpx.Response) -> str | None:
+    try:
+        return ErrorResponse.model_validate_json(response.content).error.code
+    except ValidationError:
+        return None
+
+
+async def _game_exists(
+    address: GameAddress, verb: str, timeout: float, token: str | None = None
+) -> bool:
     """Whether the server knows the game (`GET /api/games/{id}`); `RemoteError` when it cannot
-    be asked."""
+    be asked, or refuses it (another player's daily challenge game: in the refusal's words)."""
     try:
         async with httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.get(address.api(""))
+            response = await client.get(address.api(""), headers=_bearer(token))
     except httpx.HTTPError as exc:
         raise RemoteError(unreachable(address, exc)) from None
     if response.status_code == 404:
         return False
     if response.status_code != 200:
+        if _error_code(response) == PRIVATE:
+            raise RemoteError(refusal_words(PRIVATE, _error_text(response)))
         raise RemoteError(f"{verb}: {_error_text(response)}")
     return True
 
@@ -169,7 +188,7 @@ async def contact(address: GameAddress, token: str | None, *, timeout: float = 1
     """Try the game once, as the table will: `RemoteError`, in the words `join_seat` uses, when
     the server cannot be reached, the game does not exist or the seat's token is refused."""
     verb = "cannot join the game" if token else "cannot watch the game"
-    if not await _game_exists(address, verb, timeout):
+    if not await _game_exists(address, verb, timeout, token):
         raise RemoteError(f"{verb}: no such game")
     protocols = [Subprotocol(p) for p in socket_protocols(token)]
     try:
@@ -229,11 +248,14 @@ async def join_seat(
     return taken.seat, taken.token
 
 
-async def fetch_record(address: GameAddress, *, timeout: float = 10.0) -> dict[str, Any]:
-    """The game's record so far (`GET /api/games/{id}/record`)."""
+async def fetch_record(
+    address: GameAddress, *, token: str | None = None, timeout: float = 10.0
+) -> dict[str, Any]:
+    """The game's record so far (`GET /api/games/{id}/record`), read as the seat of `token`
+    where one is given."""
     try:
         async with httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.get(address.api("/record"))
+            response = await client.get(address.api("/record"), headers=_bearer(token))
     except httpx.HTTPError as exc:
         raise RemoteError(unreachable(address, exc)) from None
     if response.status_code != 200:
@@ -326,7 +348,7 @@ class RemoteSession(Session):
 
     async def record(self) -> dict[str, Any]:
         try:
-            return await fetch_record(self.address)
+            return await fetch_record(self.address, token=self.token)
         except RemoteError as exc:
             raise ActionRefused(str(exc), "offline") from None
 
@@ -372,6 +394,11 @@ class RemoteSession(Session):
                     return
             except ConnectionClosed as exc:
                 received = exc.rcvd.code if exc.rcvd is not None else None
+                why = exc.rcvd.reason if exc.rcvd is not None else ""
+                if received == CLOSE_FORBIDDEN and why == PRIVATE:
+                    # Another player's daily challenge game: nothing of it before its day is over.
+                    self._stop(refusal_words(PRIVATE, why))
+                    return
                 if received in (CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_ABANDONED):
                     self._stop(self._closing_words(received))
                     return
@@ -402,7 +429,7 @@ class RemoteSession(Session):
 
     async def _missing(self) -> bool:
         try:
-            return not await _game_exists(self.address, "", 10.0)
+            return not await _game_exists(self.address, "", 10.0, self.token)
         except RemoteError:
             return False
 
@@ -525,7 +552,7 @@ class RemoteSession(Session):
 
     async def _verify(self) -> None:
         try:
-            record = await fetch_record(self.address)
+            record = await fetch_record(self.address, token=self.token)
         except RemoteError:
             self._checking = None  # try again with the next message
             return
@@ -543,6 +570,7 @@ class RemoteSession(Session):
             self.connections += 1
             self.connected = True
             self.seat = message.seat
+            self.competition = None if message.assisted else (message.competition or "casual")
             if again:
                 # Ask for what happened while we were away; the welcome's state is already new.
                 await self._sync(ws, last_seq)

@@ -161,6 +161,10 @@ class Session(ABC):
     live_held: tuple[int, int, frozenset[int]] | None = None
     #: The rematch of a finished server game, once there is one.
     rematch: RematchOffer | None = None
+    #: Why a server game is played without the expert's help (`rated`, `daily`, `casual`: made
+    #: without hints; docs/fair-play.md), so the hint key only says so; None: hints are open, as
+    #: in every local game (practice).
+    competition: str | None = None
 
     def __init__(self) -> None:
         self.view: dict[str, Any] | None = None

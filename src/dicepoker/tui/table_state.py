@@ -77,6 +77,8 @@ class TableState:
     rejoin_path: str | None = None
     #: What N does at the end of a server game: ask for a rematch, join it, watch it (else None).
     rematch: RematchStep | None = None
+    #: Why a server game has no hints (`rated`, `daily`, `casual`), else None (see Session).
+    competition: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -231,6 +233,7 @@ def read_table(
         dice_check=session.dice_check,
         rejoin=session.rejoin.command if session.rejoin else None,
         rejoin_path=str(session.rejoin.path) if session.rejoin and session.rejoin.path else None,
+        competition=session.competition,
     )
     if view is None:
         return base

@@ -10,10 +10,14 @@ from typing import Any
 
 from textual.content import Content
 
+from dicepoker.tui.hints import badge_words
 from dicepoker.tui.sheet import EARNED, MUTED, TITLE
 from dicepoker.tui.table_layout import TableLayout
 from dicepoker.tui.table_state import TableState
 from dicepoker.tui.widgets.base import TablePart
+
+#: The badge of a game without hints (gold, as on the web table).
+BADGE = "bold black on yellow"
 
 
 class InfoPanel(TablePart):
@@ -41,6 +45,9 @@ def game_lines(table: TableState, view: Mapping[str, Any]) -> list[Content]:
     if columns > 1:
         name += " · " + words("Columns: {n}", n=columns)
     lines = [Content.styled(name, TITLE)]
+    if table.competition is not None:
+        # The web table's badge: the game is played without the expert's help, and why.
+        lines.append(Content.styled(f" {badge_words(words, table.competition)} ", BADGE))
     if table.title:
         lines.append(Content.styled(table.title, MUTED))
     players = view["players"]

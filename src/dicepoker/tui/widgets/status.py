@@ -87,6 +87,8 @@ class KeysLine(TablePart):
             keys = [key for key in keys if key[0] in ALWAYS]
         elif not table.can_strike:
             keys = [key for key in keys if key[0] != "X"]
+        if table.competition is not None:
+            keys = [key for key in keys if key[0] != "H"]  # hints are off in this game
         if table.rematch is not None:
             keys.insert(0, ("N", words("key.rematch")))
         if table.view is not None and not table.local and not table.spectator:
