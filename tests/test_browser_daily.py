@@ -1,6 +1,7 @@
-"""The daily challenge in a real browser: two people in separate browsers open /daily, play the
-same challenge, see the same first roll, then the day's leaderboard with the par; the page in
-three languages on a desktop and a phone (screenshots in test-artifacts/daily/).
+"""The daily challenge in a real browser: two people with accounts in separate browsers open
+/daily, play the same challenge, see the same first roll, then the day's leaderboard with the par;
+a visitor not logged in is asked to log in; the page in three languages on a desktop and a phone
+(screenshots in test-artifacts/daily/).
 
 As in test_browser.py: one `dicepoker serve` and one Chromium per module, a browser context per
 person, the server's own answers as the reference.
@@ -8,7 +9,10 @@ person, the server's own answers as the reference.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -34,13 +38,32 @@ expect.set_options(timeout=30_000)
 open_person = pytest.fixture(people, name="open_person")
 PRESET = "yahtzee"  # 13 turns: the quickest to play by hand
 ANA = "Ana_daily"
+BEA = "Bea_daily"
 TURNS = 13
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 667}
 WORDS = {
-    "en": {"title": "Daily challenge", "board": "Leaderboard", "play": "Play the challenge"},
-    "es": {"title": "Desafío diario", "board": "Clasificación", "play": "Jugar el desafío"},
-    "pt": {"title": "Desafio diário", "board": "Classificação", "play": "Jogar o desafio"},
+    "en": {
+        "title": "Daily challenge",
+        "board": "Leaderboard",
+        "login": "Log in to play today's challenge",
+        "log in": "Log in",
+        "sign up": "Sign up",
+    },
+    "es": {
+        "title": "Desafío diario",
+        "board": "Clasificación",
+        "login": "Inicia sesión para jugar el desafío de hoy",
+        "log in": "Entrar",
+        "sign up": "Crear cuenta",
+    },
+    "pt": {
+        "title": "Desafio diário",
+        "board": "Classificação",
+        "login": "Entre para jogar o desafio de hoje",
+        "log in": "Entrar",
+        "sign up": "Criar conta",
+    },
 }
 
 
@@ -56,18 +79,28 @@ def open_daily(person: Person, server: LiveServer, lang: str = "en") -> Page:
     return page
 
 
-def start_playing(page: Page, name: str | None) -> str:
-    """Type the name (not logged in), press Play on the preset's card: the table of the new
-    game opens."""
-    if name is not None:
-        page.locator("#daily-name").fill(name)
-    else:
-        expect(page.locator("#daily-name")).to_be_hidden()
+def start_playing(page: Page) -> str:
+    """Press Play on the preset's card (logged in): the table of the new game opens."""
+    expect(page.locator("#daily-login")).to_have_count(0)
     play = card(page).get_by_role("button", name="Play the challenge")
     expect(play).to_be_enabled()
     play.click()
     page.wait_for_url(re.compile(r"/g/[A-Za-z0-9_-]+$"))
     return urlpath(page.url).rsplit("/", 1)[-1]
+
+
+@contextmanager
+def seat_api(server: LiveServer, page: Page, game_id: str) -> Iterator[Api]:
+    """The REST API as the player of `game_id` on `page` (their seat's token, which the page
+    kept): another player's daily game is not readable before its day is over."""
+    kept = page.evaluate("(key) => localStorage.getItem(key)", f"dicepoker:tokens:{game_id}")
+    token = json.loads(kept)["0"]
+    api = Api(server)
+    api.client.headers["Authorization"] = f"Bearer {token}"
+    try:
+        yield api
+    finally:
+        api.close()
 
 
 def first_roll(page: Page, api: Api, game_id: str, name: str) -> list[int]:
@@ -111,13 +144,16 @@ def sign_up(person: Person, server: LiveServer, name: str) -> None:
 def test_two_browsers_play_the_same_challenge_on_the_same_dice(
     server: LiveServer, api: Api, open_person: OpenPerson
 ) -> None:
-    """Ana has an account (her game is ranked, once a day); Bea plays as a guest, unranked."""
+    """Ana and Bea have accounts (today's challenge is played ranked, once a day); each sees her
+    own game's replay once it is over, the other's only once the day is (docs/fair-play.md)."""
     ana = open_person(viewport=DESKTOP)
     sign_up(ana, server, ANA)
     ana_page = open_daily(ana, server)
     expect(ana_page.locator("#daily-who")).to_contain_text(f"Playing as {ANA}")
-    bea_page = open_daily(open_person(viewport=DESKTOP), server)
-    expect(bea_page.locator("#daily-who")).to_contain_text("Not logged in")
+    bea = open_person(viewport=DESKTOP)
+    sign_up(bea, server, BEA)
+    bea_page = open_daily(bea, server)
+    expect(bea_page.locator("#daily-who")).to_contain_text(f"Playing as {BEA}")
     expect(card(ana_page).locator(".daily-fair .fair-hex")).to_be_visible()
     challenge = api.get(f"/api/daily/{PRESET}")
     short = f"{challenge['commitment'][:8]}…{challenge['commitment'][-4:]}"
@@ -125,71 +161,83 @@ def test_two_browsers_play_the_same_challenge_on_the_same_dice(
         expect(card(page).locator(".daily-fair .fair-hex").first).to_have_text(short)
         expect(card(page).locator(".daily-board")).to_contain_text("No finished games yet.")
 
-    ana_game = start_playing(ana_page, None)
-    bea_game = start_playing(bea_page, "Bea")
+    ana_game = start_playing(ana_page)
+    bea_game = start_playing(bea_page)
     assert ana_game != bea_game
-    ana_dice = first_roll(ana_page, api, ana_game, ANA)
-    bea_dice = first_roll(bea_page, api, bea_game, "Bea")
-    assert ana_dice == bea_dice  # the same challenge: the same first roll
-
-    # Away and back mid-game: the page offers to resume the game, with its seat.
-    bea_page.goto(f"{server.url}/daily?lang=en")
-    resume = card(bea_page).get_by_role("button", name="Resume")
-    resume.click()
-    bea_page.wait_for_url(re.compile(rf"/g/{bea_game}$"))
-    expect(bea_page.locator("#rolls-left")).to_have_text("Rolls left: 2")
-
-    finish(ana_page, api, ana_game, ANA, rolled=True)
-    finish(bea_page, api, bea_game, "Bea", rolled=True)
-    # The end screen: the day's seed is not shown (others play those dice until the day ends).
-    for page in (ana_page, bea_page):
-        expect(page.locator("#fair-result")).to_contain_text(
-            "The seed of a daily challenge is revealed when its day is over."
+    with (
+        seat_api(server, ana_page, ana_game) as ana_api,
+        seat_api(server, bea_page, bea_game) as bea_api,
+    ):
+        ana_dice = first_roll(ana_page, ana_api, ana_game, ANA)
+        bea_dice = first_roll(bea_page, bea_api, bea_game, BEA)
+        assert ana_dice == bea_dice  # the same challenge: the same first roll
+        # A daily challenge has no hints: the badge, the line where the toggle was.
+        expect(ana_page.locator("#help-badge")).to_have_text("Daily challenge")
+        expect(ana_page.locator("#hint-button")).to_be_hidden()
+        expect(ana_page.locator("#hints-off")).to_have_text(
+            "Hints are off in this game: it is a daily challenge."
         )
-    records = [api.record(ana_game), api.record(bea_game)]
-    assert records[0]["turns"] == records[1]["turns"]  # the same keeps: the same game
-    assert len(records[0]["turns"]) == TURNS
 
-    for page, name in ((ana_page, ANA), (bea_page, "Bea")):
-        page.goto(f"{server.url}/daily?lang=en")
-        box = card(page)
-        expect(box.locator(".daily-par-value")).to_have_text(re.compile(r"^\d[\d,]*$"))
-        shown_par = number(box.locator(".daily-par-value").inner_text())
-        par = api.get(f"/api/daily/{PRESET}")["par"]
-        assert shown_par == par
-        board = api.get(f"/api/daily/{PRESET}/leaderboard")
-        assert [row["name"] for row in board["ranked"]] == [ANA]
-        assert [row["name"] for row in board["unranked"]] == ["Bea"]
-        rows = box.locator(".daily-table tbody tr")
-        expect(rows).to_have_count(2)
-        # Ana's account is placed first; Bea's guest game is listed, unranked.
-        expect(rows.nth(0).locator(".place")).to_have_text("1")
-        expect(rows.nth(0).locator(".who")).to_have_text(ANA)
-        expect(rows.nth(0).locator(".unranked")).to_have_count(0)
-        expect(rows.nth(1).locator(".place")).to_have_text("–")
-        expect(rows.nth(1).locator(".who")).to_contain_text("Bea")
-        expect(rows.nth(1).locator(".unranked")).to_have_text("unranked")
-        mine = rows.filter(has_text=name)
-        expect(mine).to_have_class(re.compile(r"\bmine\b"))
-        games = [*board["ranked"], *board["unranked"]]
-        score = next(row["score"] for row in games if row["name"] == name)
-        expect(mine.locator(".score")).to_have_text(f"{score:,}")
-        to_par = score - par
-        text = f"+{to_par:,}" if to_par > 0 else f"−{-to_par:,}" if to_par < 0 else "0"
-        expect(mine.locator(".to-par")).to_have_text(text)
-        expect(box.locator(".daily-result")).to_contain_text(f"Your score: {score:,}")
-        expect(box.locator(".daily-result")).to_contain_text(f"{text} against par")
-        # The game is over: its replay is linked; a guest may play again, unranked; an
-        # account has played today's challenge.
-        expect(mine.get_by_role("link", name="Replay")).to_have_attribute(
-            "href", f"/replay/g/{ana_game if name == ANA else bea_game}"
-        )
-        again = box.get_by_role("button", name="Play again (unranked)")
-        if name == ANA:
+        # Away and back mid-game: the page offers to resume the game, with its seat.
+        bea_page.goto(f"{server.url}/daily?lang=en")
+        resume = card(bea_page).get_by_role("button", name="Resume")
+        resume.click()
+        bea_page.wait_for_url(re.compile(rf"/g/{bea_game}$"))
+        expect(bea_page.locator("#rolls-left")).to_have_text("Rolls left: 2")
+
+        finish(ana_page, ana_api, ana_game, ANA, rolled=True)
+        finish(bea_page, bea_api, bea_game, BEA, rolled=True)
+        # The end screen: the day's seed is not shown (others play those dice until the day ends),
+        # and the analysis says when it opens.
+        for page in (ana_page, bea_page):
+            expect(page.locator("#fair-result")).to_contain_text(
+                "The seed of a daily challenge is revealed when its day is over."
+            )
+            expect(page.locator("#analysis")).to_contain_text(
+                "The analysis of a daily challenge opens when its day is over:"
+            )
+        records = [ana_api.record(ana_game), bea_api.record(bea_game)]
+        assert records[0]["turns"] == records[1]["turns"]  # the same keeps: the same game
+        assert len(records[0]["turns"]) == TURNS
+
+        for page, name, game_id in ((ana_page, ANA, ana_game), (bea_page, BEA, bea_game)):
+            page.goto(f"{server.url}/daily?lang=en")
+            box = card(page)
+            expect(box.locator(".daily-par-value")).to_have_text(re.compile(r"^\d[\d,]*$"))
+            shown_par = number(box.locator(".daily-par-value").inner_text())
+            par = api.get(f"/api/daily/{PRESET}")["par"]
+            assert shown_par == par
+            board = api.get(f"/api/daily/{PRESET}/leaderboard")
+            assert sorted(row["name"] for row in board["ranked"]) == [ANA, BEA]
+            assert board["unranked"] == []
+            rows = box.locator(".daily-table tbody tr")
+            expect(rows).to_have_count(2)
+            expect(box.locator(".unranked")).to_have_count(0)
+            mine = rows.filter(has_text=name)
+            expect(mine).to_have_class(re.compile(r"\bmine\b"))
+            score = next(row["score"] for row in board["ranked"] if row["name"] == name)
+            expect(mine.locator(".score")).to_have_text(f"{score:,}")
+            to_par = score - par
+            text = f"+{to_par:,}" if to_par > 0 else f"−{-to_par:,}" if to_par < 0 else "0"
+            expect(mine.locator(".to-par")).to_have_text(text)
+            expect(box.locator(".daily-result")).to_contain_text(f"Your score: {score:,}")
+            expect(box.locator(".daily-result")).to_contain_text(f"{text} against par")
+            # Her game is over: its replay is linked; the other's opens when the day is over; an
+            # account has played today's challenge.
+            expect(mine.get_by_role("link", name="Replay")).to_have_attribute(
+                "href", f"/replay/g/{game_id}"
+            )
+            expect(box.get_by_role("link", name="Replay")).to_have_count(1)
+            expect(box.locator(".daily-spoiler")).to_be_visible()
             expect(box.locator(".daily-play")).to_be_hidden()
-        else:
-            expect(again).to_be_visible()
-        screenshot(page, f"daily/board-{name.lower()}-en-1280")
+            screenshot(page, f"daily/board-{name.lower()}-en-1280")
+
+    # Another player's game of the day: its page says when it opens, not an empty table.
+    ana_page.goto(f"{server.url}/g/{bea_game}")
+    expect(ana_page.locator(".daily-private h2")).to_have_text(
+        "This daily challenge game can be seen when its day is over."
+    )
+    expect(ana_page.locator("#main-sheet")).to_have_count(0)
 
 
 def test_the_page_in_three_languages_on_a_desktop_and_a_phone(
@@ -202,7 +250,17 @@ def test_the_page_in_three_languages_on_a_desktop_and_a_phone(
             page = open_daily(person, server, lang)
             expect(page.locator("html")).to_have_attribute("data-lang", lang)
             expect(page.get_by_role("heading", name=words["board"]).first).to_be_visible()
-            expect(card(page).get_by_role("button", name=words["play"])).to_be_visible()
+            # Today's challenge is for accounts: the visitor is asked to log in, and no card
+            # offers to play.
+            login = page.locator("#daily-login")
+            expect(login).to_contain_text(words["login"])
+            expect(login.get_by_role("link", name=words["log in"], exact=True)).to_have_attribute(
+                "href", "/login?next=/daily"
+            )
+            expect(login.get_by_role("link", name=words["sign up"])).to_have_attribute(
+                "href", "/signup?next=/daily"
+            )
+            expect(page.locator(".daily-play:visible")).to_have_count(0)
             expect(page.locator(".site-nav a[href='/daily']")).to_have_attribute(
                 "aria-current", "page"
             )

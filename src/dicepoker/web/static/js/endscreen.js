@@ -101,6 +101,12 @@ async function loadAnalysis(state) {
   analysisAsked = true;
   const box = $("#analysis");
   box.hidden = false;
+  if (game.competition === "daily" && !(game.fair && game.fair.seed)) {
+    // A daily challenge whose seed is still withheld: its day is not over, and neither is the
+    // closing of its analysis (docs/fair-play.md). Say when it opens rather than ask.
+    renderAnalysisMessage(box, closedAnalysisText(true));
+    return;
+  }
   renderAnalysisMessage(box, t("Loading the analysis…"));
   const base = `/api/games/${encodeURIComponent(gameId)}`;
   const [result, record] = await Promise.all([api("GET", `${base}/analysis`), api("GET", `${base}/record`)]);
