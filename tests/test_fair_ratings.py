@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -48,11 +49,12 @@ from dicepoker.server.community.analysis import AnalysisCache
 from dicepoker.server.community.players import leaderboard_answer, player_answer
 from dicepoker.server.community.ratings import REPEATED_OPPONENTS, RatingBook
 from dicepoker.server.community.results import Results
-from dicepoker.server.storage.models import RatingChangeRow, RatingRow
+from dicepoker.server.storage.models import RatingChangeRow, RatingRow, utcnow
 from dicepoker.server.storage.store import Store
 
 T = TypeVar("T")
 PASSWORD = "fair ratings password"
+CASUAL_SECONDS = 60  # a casual game's clock (a rated one's is RATED_TURN_SECONDS)
 
 
 def run(scenario: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -69,11 +71,12 @@ class Site:
     ratings: RatingBook
     results: Results
     accounts: Accounts
-    ticks: asyncio.Queue[None]
+    ticks: defaultdict[float, asyncio.Queue[None]]
 
-    def tick(self) -> None:
-        """The turn clock that runs now runs out."""
-        self.ticks.put_nowait(None)
+    def tick(self, seconds: float = RATED_TURN_SECONDS) -> None:
+        """The turn clock of `seconds` a turn that runs now runs out (one game at a time may
+        wait for it: the clock of another game, started meanwhile, could take it first)."""
+        self.ticks[seconds].put_nowait(None)
 
     async def account_seat(self, name: str) -> dict[str, Any]:
         account = await self.accounts.create(name, PASSWORD)
@@ -102,14 +105,16 @@ class Site:
 
 
 @contextlib.asynccontextmanager
-async def site(tmp_path: Path) -> AsyncIterator[Site]:
+async def site(
+    tmp_path: Path, now: Callable[[], datetime] = utcnow, abandon_after: float = 0
+) -> AsyncIterator[Site]:
     store = Store(str(tmp_path / "fair.db"))
     await store.migrate()
-    master = GameMaster(store)
-    ticks: asyncio.Queue[None] = asyncio.Queue()
+    master = GameMaster(store, now=now, abandon_after=abandon_after)
+    ticks: defaultdict[float, asyncio.Queue[None]] = defaultdict(asyncio.Queue)
 
-    async def sleep(_seconds: float) -> None:
-        await ticks.get()
+    async def sleep(seconds: float) -> None:
+        await ticks[seconds].get()
 
     TurnClock(master, sleep=sleep)
     ratings = RatingBook(store)
@@ -245,6 +250,33 @@ def test_a_player_who_stops_playing_a_rated_game_loses_it_and_both_ratings_chang
             gone_now, gone_games = await here.shown_rating(trailer["account"])
             assert leader_games == gone_games == 1
             assert leader_now > start > gone_now
+
+    run(scenario)
+
+
+def test_the_abandonment_sweep_leaves_a_rated_game_its_clock_plays(tmp_path: Path) -> None:
+    """The clock's moves stand in for an absent person in a rated game: the sweep, which
+    closes games without a person's action since a moment, does not close one whose clock
+    played after that moment (a casual game's clock does not count)."""
+    hour = 3600.0
+    moment: list[datetime] = []
+
+    def clock() -> datetime:
+        return moment[0] + timedelta(seconds=hour) if moment else utcnow()
+
+    async def scenario() -> None:
+        async with site(tmp_path, now=clock, abandon_after=hour) as here:
+            seats = [await here.account_seat("Stays"), await here.account_seat("Leaves")]
+            rated = await here.rated_game(seats)
+            casual, _ = await here.master.create("yahtzee", {}, seats, CASUAL_SECONDS)
+            for live in (rated, casual):
+                await here.master.auto(live, 0, person=True)
+            moment.append(utcnow())  # the people's last action was before this
+            for live, seconds in ((rated, RATED_TURN_SECONDS), (casual, CASUAL_SECONDS)):
+                here.tick(seconds)  # the second seat's clock runs out: auto-played
+                await until(live, here.master, lambda: live.game.state.seat == 0)  # noqa: B023
+            assert await here.master.upkeep.abandon_idle() == [casual.id]
+            assert rated.status == "running" and casual.status == "abandoned"
 
     run(scenario)
 
