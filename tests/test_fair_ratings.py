@@ -51,6 +51,7 @@ from dicepoker.server.community.ratings import REPEATED_OPPONENTS, RatingBook
 from dicepoker.server.community.results import Results
 from dicepoker.server.storage.models import RatingChangeRow, RatingRow, utcnow
 from dicepoker.server.storage.store import Store
+from live_server import fresh_postgres_database
 
 T = TypeVar("T")
 PASSWORD = "fair ratings password"
@@ -104,11 +105,19 @@ class Site:
         return shown(Rating(row.mu, row.sigma)), row.games
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where the site keeps its games and ratings: both databases count a day's games."""
+    if request.param == "sqlite":
+        return str(tmp_path / "fair.db")
+    return fresh_postgres_database()
+
+
 @contextlib.asynccontextmanager
 async def site(
-    tmp_path: Path, now: Callable[[], datetime] = utcnow, abandon_after: float = 0
+    database: str, now: Callable[[], datetime] = utcnow, abandon_after: float = 0
 ) -> AsyncIterator[Site]:
-    store = Store(str(tmp_path / "fair.db"))
+    store = Store(database)
     await store.migrate()
     master = GameMaster(store, now=now, abandon_after=abandon_after)
     ticks: defaultdict[float, asyncio.Queue[None]] = defaultdict(asyncio.Queue)
@@ -167,9 +176,9 @@ def test_a_rated_game_without_a_clock_gets_the_default_one() -> None:
     assert rules_with_clock("poker-dice", {"turn_seconds": 0}, None)[1] == 0
 
 
-def test_the_master_makes_a_rated_game_with_a_clock(tmp_path: Path) -> None:
+def test_the_master_makes_a_rated_game_with_a_clock(database: str) -> None:
     async def scenario() -> None:
-        async with site(tmp_path) as here:
+        async with site(database) as here:
             seats = [await here.account_seat("Clocked"), {"kind": "bot", "level": "greedy"}]
             live = await here.rated_game(seats)
             assert live.turn_seconds == RATED_TURN_SECONDS
@@ -212,13 +221,13 @@ def test_the_record_keeps_an_absent_forfeit() -> None:
 
 
 def test_a_player_who_stops_playing_a_rated_game_loses_it_and_both_ratings_change(
-    tmp_path: Path,
+    database: str,
 ) -> None:
     """The review's escape: trailing, the second player stops playing. One missed turn is
     auto-played; at the second in a row they are absent, the game ends with them last, rated."""
 
     async def scenario() -> None:
-        async with site(tmp_path) as here:
+        async with site(database) as here:
             leader, trailer = await here.account_seat("Leader"), await here.account_seat("Gone")
             live = await here.rated_game([leader, trailer])
             master = here.master
@@ -254,7 +263,7 @@ def test_a_player_who_stops_playing_a_rated_game_loses_it_and_both_ratings_chang
     run(scenario)
 
 
-def test_the_abandonment_sweep_leaves_a_rated_game_its_clock_plays(tmp_path: Path) -> None:
+def test_the_abandonment_sweep_leaves_a_rated_game_its_clock_plays(database: str) -> None:
     """The clock's moves stand in for an absent person in a rated game: the sweep, which
     closes games without a person's action since a moment, does not close one whose clock
     played after that moment (a casual game's clock does not count)."""
@@ -265,7 +274,7 @@ def test_the_abandonment_sweep_leaves_a_rated_game_its_clock_plays(tmp_path: Pat
         return moment[0] + timedelta(seconds=hour) if moment else utcnow()
 
     async def scenario() -> None:
-        async with site(tmp_path, now=clock, abandon_after=hour) as here:
+        async with site(database, now=clock, abandon_after=hour) as here:
             seats = [await here.account_seat("Stays"), await here.account_seat("Leaves")]
             rated = await here.rated_game(seats)
             casual, _ = await here.master.create("yahtzee", {}, seats, CASUAL_SECONDS)
@@ -281,9 +290,9 @@ def test_the_abandonment_sweep_leaves_a_rated_game_its_clock_plays(tmp_path: Pat
     run(scenario)
 
 
-def test_a_returning_player_is_forgiven_one_missed_turn(tmp_path: Path) -> None:
+def test_a_returning_player_is_forgiven_one_missed_turn(database: str) -> None:
     async def scenario() -> None:
-        async with site(tmp_path) as here:
+        async with site(database) as here:
             seats = [await here.account_seat("Back"), await here.account_seat("Other")]
             live = await here.rated_game(seats)
             master = here.master
@@ -303,12 +312,12 @@ def test_a_returning_player_is_forgiven_one_missed_turn(tmp_path: Path) -> None:
 # --- farming does not pay ----------------------------------------------------------------------
 
 
-def test_losing_on_purpose_to_a_friend_does_not_make_a_champion(tmp_path: Path) -> None:
+def test_losing_on_purpose_to_a_friend_does_not_make_a_champion(database: str) -> None:
     """The review's farming: four rated games against a second account that loses on purpose
     moved one account from 1500 to 1874, above the advanced bot (and first on the board)."""
 
     async def scenario() -> None:
-        async with site(tmp_path) as here:
+        async with site(database) as here:
             farmer, mule = await here.account_seat("Farmer"), await here.account_seat("Mule")
             master = here.master
             games = []
@@ -359,12 +368,12 @@ def test_losing_on_purpose_to_a_friend_does_not_make_a_champion(tmp_path: Path) 
     run(scenario)
 
 
-def test_the_pair_rule_counts_a_day_and_lets_others_play(tmp_path: Path) -> None:
+def test_the_pair_rule_counts_a_day_and_lets_others_play(database: str) -> None:
     """The limit is per pair of accounts and per UTC day: a third account still moves the
     farmer's rating, and the next day the pair's games count again."""
 
     async def scenario() -> None:
-        async with site(tmp_path) as here:
+        async with site(database) as here:
             one, two = await here.account_seat("Uno"), await here.account_seat("Dos")
             three = await here.account_seat("Tres")
             day = [here.ratings.now()]
