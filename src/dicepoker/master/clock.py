@@ -2,15 +2,16 @@
 
 A game with `turn_seconds` gives each person's turn that long. When it runs out, the variant's
 rules say what happens: the player forfeits (`timeout_loses`), or the rest of the turn is
-played by auto-play. A rated game (which always has a clock: `dicepoker.master.newgame`) adds
-one rule, so that leaving a lost game costs what losing it does: a player whose turn runs out
-when their previous turn was also finished by auto-play has missed two turns in a row, and is
-counted absent: they forfeit (`Forfeit("absent")`), are ranked last, the others play on, and
-the game is rated when it ends. One missed turn is forgiven (a dropped connection, a doorbell).
-Either way it is an intent like any other, sent with the seq it was chosen at and chosen again
-when the player's own intent came first. With several processes, the clock
+played by auto-play. Either way it is an intent like any other, sent with the seq it was chosen
+at and chosen again when the player's own intent came first. With several processes, the clock
 of a game runs in the one that holds its lease (`Broadcaster.claim`); should that process die,
 its lease runs out and another one acts.
+
+A rated game (which always has a clock: `dicepoker.master.newgame`) adds one rule, so that
+leaving a lost game costs what losing it does: a player whose turn runs out when their previous
+turn was also finished by auto-play has missed two turns in a row and is counted absent: they
+forfeit (`Forfeit("absent")`), are ranked last, the others play on, and the game is rated when
+it ends. One missed turn is forgiven (a dropped connection, a doorbell). docs/ratings.md.
 """
 
 from __future__ import annotations
