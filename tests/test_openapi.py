@@ -29,7 +29,7 @@ ERROR = "#/components/schemas/ErrorResponse"
 
 #: Every route of the API and the statuses it answers: its success, then its errors.
 ROUTES: dict[tuple[str, str], set[int]] = {
-    ("post", "/api/games"): {201, 400, 401, 413, 422, 429},
+    ("post", "/api/games"): {201, 400, 401, 409, 413, 422, 429},
     ("get", "/api/games"): {200, 400},
     ("post", "/api/games/{game_id}/join"): {200, 400, 404, 409, 413, 429},
     ("post", "/api/games/{game_id}/rematch"): {200, 201, 403, 404, 409, 429},
@@ -210,6 +210,10 @@ def test_every_documented_error_is_answered(clients: tuple[TestClient, TestClien
             401: free.post(
                 "/api/games",
                 json={"variant": "yahtzee", "seats": [{"kind": "human", "account": True}]},
+            ),
+            409: free.post(
+                "/api/games",
+                json={"variant": "yahtzee", "seats": [{"kind": "human", "name": "Expert 2"}]},
             ),
             413: free.post("/api/games", content=huge),
             422: free.post("/api/games", json={"variant": "chess", "seats": [{"kind": "human"}]}),

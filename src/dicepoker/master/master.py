@@ -27,6 +27,7 @@ from typing import Any
 from dicepoker.dice import DiceSource, FixedDice, SecretDice
 from dicepoker.engine import (
     Action,
+    Forfeit,
     IllegalActionError,
     NotationError,
     parse_action,
@@ -138,7 +139,7 @@ class GameMaster:
         (`save`: with its link to the day, in one transaction; what it raises is raised here and
         nothing is kept). `assisted`: whether the expert's help is open to the table, as its creator
         asks (None: the default rule of dicepoker.master.assistance)."""
-        rules, clock = rules_with_clock(variant, options, turn_seconds)
+        rules, clock = rules_with_clock(variant, options, turn_seconds, rated=rated)
         if not rules.min_players <= len(seats) <= rules.max_players:
             raise Refusal(
                 "bad_seats",
@@ -368,6 +369,10 @@ class GameMaster:
                 action = parse_action(action)
             except NotationError as exc:
                 raise Refusal("bad_move", str(exc)) from None
+        if isinstance(action, Forfeit) and not auto:
+            # A forfeit is the turn clock's verdict (time ran out, or a player is absent), never
+            # a player's own move: the record says why a seat lost, and no one says it for them.
+            raise Refusal("illegal", "a forfeit is the turn clock's, not a move of a player")
         if person is None:
             person = not auto and not live.is_bot(seat)
         async with live.lock:

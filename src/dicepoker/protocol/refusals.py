@@ -63,11 +63,16 @@ CODES: dict[str, Code] = {
         "the game is not over yet (its dice seed, its rematch come at the end)", socket=False
     ),
     "bad_name": Code(
-        "a name that is not 3-20 letters, digits, '_' or '-'",
+        "an account's name that is not 3-20 letters, digits, '_' or '-', or any name that is "
+        'styled, blank, hides characters or stacks marks (docs/api.md, "Names")',
         "A name is 3 to 20 letters, digits, _ or -.",
         False,
     ),
-    "name_taken": Code("an account has that name (in any case)", "That name is taken.", False),
+    "name_taken": Code(
+        "an account, a bot or a deleted player has that name, or one that looks like it",
+        "That name is taken.",
+        False,
+    ),
     "bad_password": Code(
         "a password shorter than 8 or longer than 200 characters",
         "A password is 8 to 200 characters long.",

@@ -99,7 +99,9 @@ class JoinGame(Strict):
 
 
 #: `abandoned`: closed because nobody played it for too long (never rated).
-UnratedReason = Literal["not_asked", "solitaire", "anonymous_seat", "abandoned"]
+UnratedReason = Literal[
+    "not_asked", "solitaire", "anonymous_seat", "abandoned", "repeated_opponents"
+]
 
 
 class CreatedSeat(SeatView):

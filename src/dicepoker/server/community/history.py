@@ -16,6 +16,7 @@ from typing import Any, Final
 from sqlalchemy import Float, and_, case, cast, func, or_, select
 
 from dicepoker.master import Refusal
+from dicepoker.ratings import ESTABLISHED_GAMES
 from dicepoker.server.community.pools import ordinal
 from dicepoker.server.storage.models import (
     AccountRow,
@@ -234,13 +235,16 @@ class History:
         return ratings, steps
 
     async def leaderboard(self, pool: str, limit: int) -> list[Ranked]:
-        """The pool's accounts with at least one rated game, best shown rating first (ties:
-        more games first, then by name); disabled accounts are left out."""
+        """The pool's accounts with at least one rated game: established ratings first, then
+        provisional ones (`dicepoker.ratings.ESTABLISHED_GAMES`: a new account's few games say
+        little), each best shown rating first (ties: more games first, then by name); disabled
+        accounts are left out. The order is the query's, so `limit` cuts the right rows."""
         query = (
             select(AccountRow.name, RatingRow.mu, RatingRow.sigma, RatingRow.games)
             .join(AccountRow, AccountRow.id == RatingRow.account_id)
             .where(RatingRow.pool == pool, RatingRow.games > 0, AccountRow.disabled.is_(False))
             .order_by(
+                (RatingRow.games >= ESTABLISHED_GAMES).desc(),
                 ordinal(RatingRow.mu, RatingRow.sigma).desc(),
                 RatingRow.games.desc(),
                 AccountRow.name_key,

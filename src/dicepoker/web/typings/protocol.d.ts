@@ -69,6 +69,14 @@ export interface WelcomeMessage {
    */
   win_probability?: number[];
   state: GameView;
+  /**
+   * whether the expert's help (hints, the advice, the analysis of the running game) is open to this table; decided when the game was made, it never changes (docs/fair-play.md)
+   */
+  assisted?: boolean;
+  /**
+   * why the help is off: `rated`, `daily` (a daily challenge) or `casual` (a game made without hints); null in an assisted game
+   */
+  competition?: ("rated" | "daily" | "casual") | null;
 }
 /**
  * A seat as everyone may see it (never its token).
@@ -946,6 +954,9 @@ export interface ErrorBody {
     | "daily_played"
     | "day_over"
     | "no_puzzle"
+    | "competitive"
+    | "daily_private"
+    | "log_in_for_daily"
     | "seed_withheld"
     | string
   ) &
@@ -1007,7 +1018,8 @@ export interface GameCreated {
   /**
    * why it will not be rated: not asked, a solitaire, or a person's seat is not an account's
    */
-  unrated_reason?: "not_asked" | "solitaire" | "anonymous_seat" | "abandoned";
+  unrated_reason?:
+    "not_asked" | "solitaire" | "anonymous_seat" | "abandoned" | "repeated_opponents";
 }
 /**
  * A seat of a new game, with its token: only for a named person's seat, else null.
@@ -1051,6 +1063,14 @@ export interface GameInfo {
    * asked to be rated when it ends
    */
   rated?: boolean;
+  /**
+   * whether the expert's help (hints, the advice, the analysis of the running game) is open to this table; decided when the game was made, it never changes (docs/fair-play.md)
+   */
+  assisted?: boolean;
+  /**
+   * why the help is off: `rated`, `daily` (a daily challenge) or `casual` (a game made without hints); null in an assisted game
+   */
+  competition?: ("rated" | "daily" | "casual") | null;
 }
 /**
  * `GET /api/games`: newest first.
@@ -1088,7 +1108,7 @@ export interface GameRatings {
   /**
    * why it is not rated
    */
-  reason?: "not_asked" | "solitaire" | "anonymous_seat" | "abandoned";
+  reason?: "not_asked" | "solitaire" | "anonymous_seat" | "abandoned" | "repeated_opponents";
   changes: RatingChange[];
 }
 /**
@@ -1103,7 +1123,8 @@ export interface RatingChange {
   change: number;
 }
 /**
- * `GET /api/leaderboard/{pool}`: accounts by shown rating, best first.
+ * `GET /api/leaderboard/{pool}`: accounts by shown rating, best first, the established
+ * ratings before the provisional ones.
  */
 export interface Leaderboard {
   pool: string;
@@ -1113,12 +1134,16 @@ export interface Leaderboard {
 }
 export interface LeaderboardEntry {
   /**
-   * 1 = best; equal ratings share the rank
+   * 1 = best; equal ratings share the rank; provisional ratings rank after every established one
    */
   rank: number;
   name: string;
   rating: number;
   games: number;
+  /**
+   * too few rated games for the rating to say much
+   */
+  provisional: boolean;
 }
 /**
  * `GET /api/me`, and the answer of signing up and logging in.
@@ -1162,6 +1187,10 @@ export interface PoolRating {
    * rated games in the pool
    */
   games: number;
+  /**
+   * too few rated games in the pool for the rating to say much (shown 1874?)
+   */
+  provisional: boolean;
   /**
    * the last rated games, oldest first
    */
@@ -1401,9 +1430,9 @@ export interface RecordTurn {
    */
   move?: string | null;
   /**
-   * in place of a move: the player's clock ran out
+   * in place of a move, the player lost: timeout, their clock ran out (a variant whose rules say so); absent, they missed turns in a row of a rated game
    */
-  forfeit?: "timeout" | null;
+  forfeit?: ("timeout" | "absent") | null;
   /**
    * true: played by auto-play
    */

@@ -38,7 +38,6 @@ from dicepoker.protocol import (
 from dicepoker.ratings import Rating, shown
 from dicepoker.server.community.accounts import DELETED_NAME, Account, optional_account
 from dicepoker.server.community.analysis import position, with_links
-from dicepoker.server.community.ratings import unrated_why
 from dicepoker.server.services import ANALYSING, CREATING, Services, live_game, services
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -79,7 +78,7 @@ Readable = Annotated[LiveGame, Depends(readable_game)]
     status_code=201,
     dependencies=CREATING,
     response_model=GameCreated,
-    responses=error_responses(400, 401, 413, 422, 429),
+    responses=error_responses(400, 401, 409, 413, 422, 429),
 )
 async def create_game(body: CreateGame, app: App, account: MaybeAccount) -> GameCreated:
     """A new game. A seat asked with `"account": true` is the logged-in player's own, under
@@ -87,6 +86,10 @@ async def create_game(body: CreateGame, app: App, account: MaybeAccount) -> Game
     seats = [_seat_request(seat.model_dump(), account) for seat in body.seats]
     if sum("account" in seat for seat in seats) > 1:
         raise Refusal("bad_seats", "one seat a game can be your account's")
+    for seat in seats:
+        # A person's name that no account's looks like (docs/api.md, "Names").
+        if seat["kind"] == "human" and seat.get("name") and "account" not in seat:
+            seat["name"] = await app.accounts.check_seat_name(seat["name"], account)
     live, tokens = await app.master.create(
         body.variant,
         body.options,
@@ -129,7 +132,8 @@ async def join_game(body: JoinGame, live: Live, app: App, account: MaybeAccount)
     elif body.name is None:
         raise Refusal("bad_request", "name: a name is needed to take a seat")
     else:
-        seat, token = await app.master.join(live, body.seat, body.name)
+        name = await app.accounts.check_seat_name(body.name)
+        seat, token = await app.master.join(live, body.seat, name)
     return SeatTaken.build(seat=seat, token=token)
 
 
@@ -171,7 +175,7 @@ async def list_games(app: App, status: ListStatus | None = None, limit: int = 50
 @router.get("/{game_id}/ratings", response_model=GameRatings, responses=error_responses(403, 404))
 async def game_ratings(live: Readable, app: App) -> GameRatings:
     """Whether the game is rated, and what it did to each account's rating (the end screen)."""
-    reason = unrated_why(live)
+    reason = await app.ratings.why_unrated(live)
     if reason is not None:
         return GameRatings.build(rated=live.rated, status="unrated", reason=reason, changes=[])
     rows = await app.ratings.changes(live.id) if live.game.state.finished else []
