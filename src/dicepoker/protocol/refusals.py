@@ -65,7 +65,7 @@ CODES: dict[str, Code] = {
     "bad_name": Code(
         "an account's name that is not 3-20 letters, digits, '_' or '-', or any name that is "
         'styled, blank, hides characters or stacks marks (docs/api.md, "Names")',
-        "A name is 3 to 20 letters, digits, _ or -.",
+        "That name cannot be used (an account's name is 3 to 20 letters, digits, _ or -).",
         False,
     ),
     "name_taken": Code(

@@ -82,7 +82,11 @@ async function loadRatings(tries) {
   if (ratings.status === "unrated") {
     box.textContent = ratings.reason === "anonymous_seat"
       ? t("Not rated: a player has no account.")
-      : t("Not rated: a game alone is not rated.");
+      : ratings.reason === "repeated_opponents"
+        ? t("Not rated: these players have played their rated games together for today.")
+        : ratings.reason === "abandoned"
+          ? t("Not rated: the game was abandoned.")
+          : t("Not rated: a game alone is not rated.");
     return;
   }
   box.appendChild(h("span", { class: "end-ratings-title" }, t("Rating")));

@@ -66,7 +66,10 @@ export function renderPlayers(state) {
     const info = game.seats[seat];
     const isTurn = seat === turnSeat && !state.finished && game.status === "running";
     const bot = Boolean(info) && info.kind === "bot";
-    const sub = bot ? `${t("Bot")} · ${levelName(info.level)}` : mine.includes(seat) ? t("you") : info && info.taken === false ? t("waiting") : t("Player");
+    // A person's seat says whether an account plays it (a name nobody else can take) or a
+    // guest (a name typed for this game).
+    const person = info && info.account ? t("Account") : t("Guest");
+    const sub = bot ? `${t("Bot")} · ${levelName(info.level)}` : mine.includes(seat) ? t("you") : info && info.taken === false ? t("waiting") : person;
     const card = /** @type {HTMLElement} */ (list.children[seat] || list.appendChild(h("li")));
     card.className = ["player", isTurn ? "turn" : "", mine.includes(seat) ? "mine" : "", player.forfeited ? "forfeited" : ""].join(" ").trim();
     if (isTurn) card.setAttribute("aria-current", "true");
