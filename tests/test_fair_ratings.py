@@ -290,6 +290,28 @@ def test_the_abandonment_sweep_leaves_a_rated_game_its_clock_plays(database: str
     run(scenario)
 
 
+def test_a_rated_game_idle_through_an_outage_is_not_closed_unrated(database: str) -> None:
+    """Every process stopped for longer than `--abandon-after`: nobody's clock played, yet the
+    sweep leaves the rated game to its clock (resumed at the start) instead of closing it with
+    no result, which would let its loser escape; a casual game idle as long is closed."""
+    hour = 3600.0
+    later: list[datetime] = []
+
+    def clock() -> datetime:
+        return later[0] if later else utcnow()
+
+    async def scenario() -> None:
+        async with site(database, now=clock, abandon_after=hour) as here:
+            seats = [await here.account_seat("Waits"), await here.account_seat("Gone")]
+            rated = await here.rated_game(seats)
+            casual, _ = await here.master.create("yahtzee", {}, seats, CASUAL_SECONDS)
+            later.append(utcnow() + timedelta(seconds=2 * hour))
+            assert await here.master.upkeep.abandon_idle() == [casual.id]
+            assert rated.status == "running" and casual.status == "abandoned"
+
+    run(scenario)
+
+
 def test_a_returning_player_is_forgiven_one_missed_turn(database: str) -> None:
     async def scenario() -> None:
         async with site(database) as here:

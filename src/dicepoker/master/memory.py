@@ -98,7 +98,13 @@ class MemoryStore:
         closed = []
         for game in self._games.values():
             last = game.human_at or game.created_at or game.updated_at
-            if game.status in LIVE_STATUSES and last is not None and last < idle_since:
+            clocked_rated = game.status == "running" and game.rated and game.turn_seconds > 0
+            if (
+                game.status in LIVE_STATUSES
+                and not clocked_rated
+                and last is not None
+                and last < idle_since
+            ):
                 game.status = ABANDONED
                 game.updated_at = datetime.now(UTC)
                 closed.append(game.id)

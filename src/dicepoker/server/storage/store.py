@@ -27,6 +27,7 @@ from sqlalchemy import (
     exc,
     insert,
     make_url,
+    not_,
     or_,
     select,
     text,
@@ -554,15 +555,20 @@ class Store:
     async def abandon(self, idle_since: datetime) -> list[str]:
         """One `UPDATE ... RETURNING`: a game moves to `abandoned` once, in whichever process
         runs it first (a concurrent append or join either comes first, and the game is no
-        longer idle, or finds the game abandoned and is refused)."""
+        longer idle, or finds the game abandoned and is refused). A running rated game with a
+        clock is never closed so: its clock plays on (resumed at a start) until it ends with a
+        result, and closing it would let its loser escape the loss (docs/ratings.md)."""
         idle_since = idle_since.astimezone(UTC)
         idle = or_(
             GameRow.human_at < idle_since,
             and_(GameRow.human_at.is_(None), GameRow.updated_at < idle_since),
         )
+        clocked_rated = and_(
+            GameRow.status == "running", GameRow.rated.is_(True), GameRow.turn_seconds > 0
+        )
         statement = (
             update(GameRow)
-            .where(GameRow.status.in_(LIVE_STATUSES), idle)
+            .where(GameRow.status.in_(LIVE_STATUSES), idle, not_(clocked_rated))
             .values(status=ABANDONED, updated_at=utcnow())
             .returning(GameRow.id)
         )
