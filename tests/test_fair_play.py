@@ -30,6 +30,7 @@ from daily_support import (
     services_of,
     start,
 )
+from dicepoker.master.loading import mark_abandoned
 
 clock = pytest.fixture(clock_fixture, name="clock")
 client = pytest.fixture(client_fixture, name="client")
@@ -116,6 +117,22 @@ def test_a_competitive_game_gives_no_help_to_anyone_until_it_is_over(
     _refused(client.get(f"/api/games/{game_id}/advice", headers=ana), 409, "game_over")
     assert ok(client.get(f"/api/games/{game_id}/analysis"))["players"]
     assert ok(client.get(f"/api/records/{copy}/analysis"))["players"]
+
+
+def test_a_game_closed_as_abandoned_is_over_for_its_analysis(sqlite_client: TestClient) -> None:
+    """Nobody plays an abandoned game again: its analysis (the replay viewer's) is open."""
+    client = sqlite_client
+    made = _create(client, variant="yahtzee", seats=ANA_BEA)
+    _refused(client.get(f"/api/games/{made['id']}/analysis"), 403, "competitive")
+    master = services_of(client).master
+
+    async def abandon() -> None:
+        live = await master.load(made["id"])
+        assert live is not None
+        mark_abandoned(live, master.now())
+
+    call(client, abandon)
+    assert ok(client.get(f"/api/games/{made['id']}/analysis"))["players"]
 
 
 def test_an_assisted_game_gives_its_help(sqlite_client: TestClient) -> None:

@@ -212,10 +212,11 @@ class LiveGame:
         return competition(self.assisted, rated=self.rated, daily=self.reveal_at is not None)
 
     def help_refusal(self) -> Refusal | None:
-        """The refusal of the expert's help now (None: open): see dicepoker.master.assistance."""
+        """The refusal of the expert's help now (None: open): see dicepoker.master.assistance.
+        A game closed as abandoned is over too: nobody plays it again."""
         return help_refusal(
             self.assisted,
-            self.game.state.finished,
+            self.game.state.finished or self.status == seating.ABANDONED,
             rated=self.rated,
             reveal_at=self.reveal_at,
             now=self.now(),
