@@ -167,6 +167,9 @@ def test_the_days_dice_are_dealt_only_to_ranked_games_each_seen_by_its_player(
                 assert closed.value.code == 4403 and closed.value.reason == "daily_private"
     # Its player reads it, by their seat's token or their account's session.
     play(client, ana, other_keeps)
+    # Played once a day: no rematch on the day's dice or on others.
+    rematch = client.post(f"/api/games/{game_id}/rematch", headers=player_of(ana))
+    _refused(rematch, 409, "daily_played")
     with logged_in(client, account(client, "Ana")):
         record = ok(client.get(f"/api/games/{game_id}/record"))
     # A copy of it cannot be shared before the day is over.

@@ -204,6 +204,10 @@ class GameMaster:
         this call made it. Every connection of the finished game is offered it."""
         if not live.game.state.finished:
             raise Refusal("not_finished", "a rematch is made when the game is over")
+        if live.reveal_at is not None:
+            raise Refusal(
+                "daily_played", "a daily challenge has no rematch: it is played once a day"
+            )
         game_id = rematch_id(live.id)
         async with live.lock:
             found = await self.load(game_id)

@@ -94,7 +94,8 @@ CODES: dict[str, Code] = {
         False,
     ),
     "daily_played": Code(
-        "this account has started this preset's daily challenge today already",
+        "this account has started this preset's daily challenge today already (or asked for a "
+        "daily game's rematch: the daily is played once a day)",
         "You have played today's challenge already.",
         False,
     ),
