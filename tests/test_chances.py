@@ -19,6 +19,7 @@ from dicepoker.master.chances import Position
 from dicepoker.master.messages import welcome
 from dicepoker.server.services import chances_in_thread
 from dicepoker.winprob import prepare, win_probability
+from dicepoker.winprob.strength import newcomer_level
 
 TWO = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Bea"}]
 
@@ -94,7 +95,8 @@ def test_every_event_is_told_at_once_and_its_chances_follow_in_a_message_of_thei
             assert "win_probability" not in event
             chances = await next_message(queue, "chances")
             assert chances["seq"] == seq
-            assert tuple(chances["win_probability"]) == win_probability(live.game.state)
+            judged = win_probability(live.game.state, live.levels())
+            assert tuple(chances["win_probability"]) == judged
             assert sum(chances["win_probability"]) == pytest.approx(1.0)
             seen.append(chances["win_probability"])
         assert len({tuple(c) for c in seen}) > 1  # it moves with the game
@@ -234,7 +236,7 @@ def test_a_position_is_taken_when_the_judging_starts_and_not_at_all_when_it_is_o
     asyncio.run(scenario())
 
 
-def test_bot_seats_are_judged_at_their_level() -> None:
+def test_bot_seats_are_judged_at_their_level_and_a_person_without_a_rating_as_a_newcomer() -> None:
     async def scenario() -> None:
         asked: list[tuple[str | None, ...]] = []
 
@@ -252,7 +254,8 @@ def test_bot_seats_are_judged_at_their_level() -> None:
         await settle()
         await master.act(live, 0, "roll", 0)
         await settle()
-        assert asked == [(None, "greedy")] * 2  # its start, and after the roll
+        # its start, and after the roll
+        assert asked == [(newcomer_level("poker-dice"), "greedy")] * 2
         await master.close()
 
     asyncio.run(scenario())

@@ -24,6 +24,7 @@ from dicepoker.protocol import (
     SeatView,
     ViewChanges,
 )
+from dicepoker.ratings import pool_of
 from dicepoker.record import Game
 from dicepoker.rules import Rules
 from dicepoker.view import (
@@ -35,6 +36,7 @@ from dicepoker.view import (
     view_base,
     view_changes,
 )
+from dicepoker.winprob.strength import Strength, levels_of, seat_strengths
 
 #: A seat's last move as the master saw it: the position before it, the move, whether it was
 #: auto-played. The view of it (`LastMoveView`) is built when a message first needs it.
@@ -178,7 +180,12 @@ class LiveGame:
         return built[1]
 
     def public_seats(self) -> list[SeatView]:
-        return [SeatView.build(**seat) for seat in seating.public_seats(self.seats)]
+        """The seats as everyone sees them, each with the play its chances assume."""
+        strengths = self.strengths()
+        return [
+            SeatView.build(**seat, plays_like=strength.as_json())
+            for seat, strength in zip(seating.public_seats(self.seats), strengths, strict=True)
+        ]
 
     def is_bot(self, seat: int) -> bool:
         return bool(self.seats[seat]["kind"] == "bot")
@@ -284,8 +291,11 @@ class LiveGame:
             return None
         return list(self.chances[1])
 
+    def strengths(self) -> list[Strength]:
+        """The level each seat is judged to play at: a bot's own, a person's from the judgement
+        the server stored on the seat (their rating in the game's pool), else a newcomer's."""
+        return seat_strengths(pool_of(self.game.state.rules), self.seats)
+
     def levels(self) -> tuple[str | None, ...]:
-        """The level each seat plays at where it is known (a bot's), for the win probability."""
-        return tuple(
-            str(seat.get("level")) if seat.get("kind") == "bot" else None for seat in self.seats
-        )
+        """The level each seat is judged to play at, for the win probability and the analysis."""
+        return levels_of(self.strengths())

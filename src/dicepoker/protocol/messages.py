@@ -58,6 +58,17 @@ def token_of(offered: list[str]) -> str | None:
 Status = Literal["open", "running", "finished", "abandoned"]
 
 
+class PlaysLike(Wire):
+    """Whose play the chances of winning assume for a seat (dicepoker.winprob.strength)."""
+
+    level: str = Field(description="the bot level the seat is judged to play like")
+    basis: Literal["bot", "rating", "newcomer"] = Field(
+        description="`bot`: its own level; `rating`: a person's rating in the game's pool; "
+        "`newcomer`: a person with no rated game there (or no account)"
+    )
+    rating: int | None = Field(description="the shown rating it was judged from (`rating`)")
+
+
 class SeatView(Wire):
     """A seat as everyone may see it (never its token)."""
 
@@ -68,6 +79,9 @@ class SeatView(Wire):
     taken: bool
     account: bool = Field(
         default=False, description="a person playing under their account (a player page)"
+    )
+    plays_like: PlaysLike | Absent = absent(
+        "the play the chances of winning assume for this seat (a table's seats)"
     )
 
 

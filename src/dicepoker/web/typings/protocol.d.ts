@@ -97,6 +97,24 @@ export interface SeatView {
    * a person playing under their account (a player page)
    */
   account?: boolean;
+  plays_like?: PlaysLike;
+}
+/**
+ * Whose play the chances of winning assume for a seat (dicepoker.winprob.strength).
+ */
+export interface PlaysLike {
+  /**
+   * the bot level the seat is judged to play like
+   */
+  level: string;
+  /**
+   * `bot`: its own level; `rating`: a person's rating in the game's pool; `newcomer`: a person with no rated game there (or no account)
+   */
+  basis: "bot" | "rating" | "newcomer";
+  /**
+   * the shown rating it was judged from (`rating`)
+   */
+  rating: number | null;
 }
 /**
  * The turn clock while it runs: whose turn and when it runs out.
@@ -1040,6 +1058,7 @@ export interface CreatedSeat {
    * a person playing under their account (a player page)
    */
   account?: boolean;
+  plays_like?: PlaysLike;
   token: string | null;
 }
 /**
