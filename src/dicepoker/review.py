@@ -13,7 +13,9 @@ A roll's luck is how far its dice moved the mover's expected final score from wh
 before they landed (the value of the option that threw them): the average roll's luck is zero, so
 over a game luck and loss account for the score. With the exact solver they do so to the point:
 a seat's final total is the expected score of its first turn, plus its luck, less its losses
-(tested). The same is measured on the chance of winning. The curve is every seat's chance at
+(tested). The same is measured on the chance of winning. Every decision and roll says
+where it was as the pages do (`round` of `rounds`: `dicepoker.view.turn_count`), beside the
+record's turn and roll that address the replay viewer. The curve is every seat's chance at
 every position of the game, in the replay viewer's coordinates (turns played, rolls of the next
 turn); its swings are its biggest moves.
 """
@@ -30,6 +32,7 @@ from dicepoker.bots.expert import solver_for
 from dicepoker.bots.fallible import points_per_turn
 from dicepoker.engine import Action, Forfeit, GameState, Roll, sheet_breakdown
 from dicepoker.record import replay, rules_of
+from dicepoker.view import turn_count
 
 #: A decision losing more than this many points (the expert's measure) is a mistake.
 MISTAKE = 1.0
@@ -86,6 +89,8 @@ class Decision:
     win_before: tuple[float, ...] | None = None  # every seat's chances at the decision
     win_after: tuple[float, ...] | None = None  # and once the action is chosen
     win_best: float | None = None  # the mover's best chance among the expert's first choices
+    round: int = 0  # the mover's round of the game (`view.turn_count`: what every page says)
+    rounds: int = 0
 
     @property
     def loss(self) -> float:
@@ -113,6 +118,8 @@ class Decision:
             "win_before": _rounded(self.win_before),
             "win_after": _rounded(self.win_after),
             "win_lost": _maybe(self.win_lost),
+            "round": self.round,
+            "rounds": self.rounds,
         }
 
 
@@ -128,6 +135,8 @@ class RollLuck:
     expected_after: float  # the value of the position once they landed
     win_before: float | None = None
     win_after: float | None = None
+    round: int = 0  # the mover's round of the game (`view.turn_count`)
+    rounds: int = 0
 
     @property
     def luck(self) -> float:
@@ -151,6 +160,8 @@ class RollLuck:
             "win_before": _maybe(self.win_before),
             "win_after": _maybe(self.win_after),
             "luck_win": _maybe(self.luck_win),
+            "round": self.round,
+            "rounds": self.rounds,
         }
 
 
@@ -339,6 +350,8 @@ def analyse(record: Mapping[str, Any], levels: winprob.Levels | None = None) -> 
         except KeyError:
             continue  # not a legal option: the replay refuses it with its turn and reason
         after = walk.chances_after(index, action) if rivals else None
+        count = turn_count(state)
+        round_of, rounds = (count.round, count.rounds) if count is not None else (0, 0)
         if isinstance(action, Roll):
             landed = states[index + 1]
             expected = _value(walk, index + 1)
@@ -352,6 +365,8 @@ def analyse(record: Mapping[str, Any], levels: winprob.Levels | None = None) -> 
                     expected if expected is not None else taken.value,
                     None if after is None else after[state.seat],
                     None if not rivals else _seat_chance(walk.chances(index + 1), state.seat),
+                    round_of,
+                    rounds,
                 )
             )
             if state.rolls == 0:
@@ -373,6 +388,8 @@ def analyse(record: Mapping[str, Any], levels: winprob.Levels | None = None) -> 
                 walk.chances(index) if rivals else None,
                 after,
                 win_best,
+                round_of,
+                rounds,
             )
         )
 

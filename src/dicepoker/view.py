@@ -362,6 +362,28 @@ def _sheets_part(state: GameState, cache: ViewCache | None) -> SheetsPart:
     )
 
 
+class TurnCount(NamedTuple):
+    """Where a game is, as every page says it ("Turn 12 of 15 · Ana · roll 2"): the round of the
+    player to move (`round`, 1-based) of the game's `rounds`, and whose turn it is (`seat`)."""
+
+    round: int
+    rounds: int
+    seat: int
+
+
+def turn_count(state: GameState) -> TurnCount | None:
+    """The turn count of a position, None once the game is over. A turn fills one cell, so the
+    round is the cells the mover has filled on the sheet they play now (a tie-break's fresh one
+    while it lasts) plus one, of as many rounds as a sheet has cells: the record's turn index
+    counts every player's turns, which no page shows. The pages' own helper
+    (web/static/js/turns.js, `turnCount`) reads the same from the view."""
+    if state.finished:
+        return None
+    rounds = state.rules.cells
+    filled = sum(1 for cell in state.sheet.cells if cell is not None)
+    return TurnCount(min(filled + 1, rounds), rounds, state.seat)
+
+
 def last_move_view(before: GameState, action: Action, *, auto: bool = False) -> LastMoveView | None:
     """What the move `action` of the player to move in `before` did, from the engine's own
     preview of it (the cell it fills, its points, the change of the total and of the reserve,

@@ -3,10 +3,11 @@
 // the table and the replay viewer: the curve of the chances of winning (curve.js), and per player
 // the verdict, the figures (decisions, mistakes, points lost, luck, chance lost), the key moments
 // and the worst moves, each linking to the position where it was made.
-/** @import { Analysis, Decision, Swing, Record as GameRecord } from "../../typings/protocol" */
+/** @import { Analysis, Decision, RulesView, Swing, Record as GameRecord } from "../../typings/protocol" */
 import { LANG, clear, dec, h, minus, num, rowLabel, shownName, t } from "./common.js";
 import { curveSection, signedPct } from "./curve.js";
 import { faceLabel, miniDie } from "./dice.js";
+import { roundsOf, turnLabel } from "./turns.js";
 
 /** A decision that loses more than this many points of expected final score is a mistake
  * (the server counts `mistakes` the same way). */
@@ -191,6 +192,20 @@ export function turnOwners(analysis) {
 }
 
 /**
+ * The round of the game a decision or a roll was made in, and the game's rounds: the server
+ * says them (`round`, `rounds`: dicepoker.view.turn_count); an older analysis, or an answer
+ * that leaves them out, is placed by its player's turns among the analysis's.
+ * @param {{ turn: number, seat: number, round?: number, rounds?: number, own?: number }} item
+ * @param {Map<number, { seat: number, own: number }>} owners
+ * @param {number | null} rounds the game's rounds from its rules, where the page knows them
+ * @returns {{ round: number, rounds: number | null }}
+ */
+export function roundOf(item, owners, rounds) {
+  const round = item.round || item.own || owners.get(item.turn)?.own || item.turn;
+  return { round, rounds: item.rounds || rounds };
+}
+
+/**
  * A verdict on a player's play in plain words (by the mean loss per decision; docs/analysis.md).
  * @param {string | undefined} code
  */
@@ -265,6 +280,7 @@ function methodNote(method) {
  * @property {string} [variant]
  * @property {string[] | null} [faceLabels]
  * @property {GameRecord | null} [record]
+ * @property {RulesView | null} [rules] the game's rules (the turn count's rounds)
  * @property {(turnIndex: number, roll: number) => string | null} [href]
  * @property {(turnIndex: number, roll: number) => void} [onJump]
  */
@@ -280,6 +296,7 @@ export function renderAnalysis(box, analysis, opts = {}) {
   const variant = opts.variant || analysis.variant;
   const placed = placeDecisions(analysis, opts.record);
   const owners = turnOwners(analysis);
+  const rounds = opts.rules ? roundsOf(opts.rules) : null;
   /** @type {string[]} the players' names by seat */
   const names = [];
   for (const player of analysis.players || []) names[player.seat] = shownName(player.name);
@@ -291,7 +308,7 @@ export function renderAnalysis(box, analysis, opts = {}) {
     luckKnown ? ` ${t("Luck: how far the dice moved each player's expected final score (+ helped, − hurt).")}` : null));
   const curve = curveSection(analysis, {
     names,
-    describe: (swing) => describeSwing(analysis, swing, names, owners),
+    describe: (swing) => describeSwing(analysis, swing, names, owners, rounds),
     link: (turn, roll, text, label) => positionLink(opts, turn, roll, text, label),
   });
   if (curve) box.appendChild(curve);
@@ -321,11 +338,9 @@ export function renderAnalysis(box, analysis, opts = {}) {
         h("ol", { class: "an-moments" },
           moments.map((d) => {
             const roll = rollOf(d);
-            const own = num(d.own || owners.get(d.turn)?.own || d.turn);
-            const shown = roll ? t("Turn {n}, roll {roll}", { n: own, roll: num(roll) }) : t("Turn {n}", { n: own });
-            const turnLabel = roll ? t("{name}: turn {n}, roll {roll}", { name, n: own, roll: num(roll) }) : t("{name}: turn {n}", { name, n: own });
+            const shown = turnLabel({ ...roundOf(d, owners, rounds), name, roll });
             return h("li", { class: `an-moment ${d.loss > MISTAKE ? "mistake" : ""}` },
-              positionLink(opts, d.turn - 1, roll, shown, turnLabel, d.link),
+              positionLink(opts, d.turn - 1, roll, shown, shown, d.link),
               " ",
               decisionNode(variant, d, d.dice, opts.faceLabels));
           })));
@@ -338,12 +353,12 @@ export function renderAnalysis(box, analysis, opts = {}) {
       const body = h("tbody");
       for (const d of worst) {
         const roll = rollOf(d);
-        const own = num(d.own || d.turn);
-        const shown = roll ? t("Turn {n}, roll {roll}", { n: own, roll: num(roll) }) : t("Turn {n}", { n: own });
-        const turnLabel = roll ? t("{name}: turn {n}, roll {roll}", { name, n: own, roll: num(roll) }) : t("{name}: turn {n}", { name, n: own });
+        const count = roundOf(d, owners, rounds);
+        const shown = turnLabel({ ...count, roll });
+        const label = turnLabel({ ...count, name, roll });
         body.appendChild(
           h("tr", { class: d.loss > MISTAKE ? "mistake" : "" },
-            h("th", { scope: "row" }, positionLink(opts, d.turn - 1, roll, shown, turnLabel)),
+            h("th", { scope: "row" }, positionLink(opts, d.turn - 1, roll, shown, label, d.link)),
             h("td", { class: "an-played" }, actionNode(variant, d.action, d.dice, opts.faceLabels)),
             h("td", { class: "an-best" }, actionNode(variant, d.best, d.dice, opts.faceLabels)),
             h("td", { class: "an-lost" }, minus(d.loss, 1))),
@@ -384,8 +399,9 @@ function luckClass(value, even) {
  * @param {Swing} swing
  * @param {string[]} names
  * @param {Map<number, { seat: number, own: number }>} owners
+ * @param {number | null} rounds the game's rounds, where the page knows its rules
  */
-function describeSwing(analysis, swing, names, owners) {
+function describeSwing(analysis, swing, names, owners, rounds) {
   const decided = swing.cause === "decision";
   // The record's turn (1-based) it happened in: the one in progress after a roll, the one just
   // ended after a decision (a cell move ends its turn).
@@ -402,17 +418,22 @@ function describeSwing(analysis, swing, names, owners) {
   }
   let turn = swing.turn;
   let roll = swing.roll;
+  /** @type {{ round: number, rounds: number | null }} */
+  let count = { round: owner ? owner.own : recordTurn, rounds };
   if (decided) {
     const made = (analysis.decisions || []).filter((d) => d.turn === recordTurn && Number.isInteger(d.roll));
     const last = made[made.length - 1];
     if (last) {
       turn = last.turn - 1;
       roll = Number(last.roll);
+      count = roundOf(last, owners, rounds);
     }
+  } else {
+    const thrown = (analysis.rolls || []).find((r) => r.turn === recordTurn && r.roll === roll);
+    if (thrown) count = roundOf(thrown, owners, rounds);
   }
-  const n = num(owner ? owner.own : recordTurn);
-  const where = roll ? t("Turn {n}, roll {roll}", { n, roll: num(roll) }) : t("Turn {n}", { n });
-  const label = roll ? t("{name}: turn {n}, roll {roll}", { name: mover || values.name, n, roll: num(roll) }) : t("{name}: turn {n}", { name: mover || values.name, n });
+  const where = turnLabel({ ...count, roll });
+  const label = turnLabel({ ...count, name: mover || values.name, roll });
   return { text, where, turn, roll, label };
 }
 

@@ -2,15 +2,17 @@
 // region, so a screen reader says it too): who rolled and kept what, who scored what where (×2,
 // the reserve, a star taken first), who struck or took a zero, who ran out of time. Everything
 // it says comes from the messages: the event's action and seat, the view after it (the dice, the
-// seat's `last_moves` entry); no rule is worked out here.
+// seat's `last_moves` entry); no rule is worked out here. A turn's first roll opens it with
+// where the game is ("Turn 7 of 15 · Ana", turns.js), as the table's header says it.
 /** @import { EventMessage, GameView, LastMoveView, RulesView } from "../../typings/protocol" */
 import { clear, h, num, roman, rowLabel, signed, t, zeroCost } from "./common.js";
 import { faceLabel } from "./dice.js";
 import { playerName } from "./game.js";
+import { turnCount, turnLabel } from "./turns.js";
 
 const KEEP = 60; // lines kept in the log
 
-/** @type {{ seq: number, text: string }[]} */
+/** @type {{ seq: number, text: string, kind?: string }[]} */
 const lines = [];
 let started = false;
 
@@ -115,15 +117,19 @@ function eventWords(event, before, state) {
  */
 export function tellEvent(event, before, after) {
   const text = eventWords(event, before, after);
-  if (text) add(event.seq, text);
+  if (!text) return;
+  // A turn's first roll opens it with where the game is, as the table's header says it.
+  const count = after.turn && after.turn.seat === event.seat && after.turn.rolls === 1 ? turnCount(after) : null;
+  if (count) add(event.seq, turnLabel({ round: count.round, rounds: count.rounds, name: playerName(count.seat) }), "log-turn");
+  add(event.seq, text);
 }
 
-/** @param {number} seq @param {string} text */
-function add(seq, text) {
-  lines.push({ seq, text });
+/** @param {number} seq @param {string} text @param {string} [kind] a class of the line */
+function add(seq, text, kind) {
+  lines.push({ seq, text, kind });
   if (lines.length > KEEP) lines.splice(0, lines.length - KEEP);
   if (!box) return;
-  box.appendChild(h("p", { class: "log-line", dataset: { seq: String(seq) } }, text));
+  box.appendChild(h("p", { class: kind ? `log-line ${kind}` : "log-line", dataset: { seq: String(seq) } }, text));
   while (box.childElementCount > KEEP && box.firstElementChild) box.firstElementChild.remove();
   box.scrollTop = box.scrollHeight;
 }
@@ -160,6 +166,6 @@ export function startLog(state) {
   const earlier = moves.map((m) => ({ seq: -1, text: moveWords(m, state.rules) }));
   lines.unshift(...earlier);
   clear(box);
-  for (const line of lines) box.appendChild(h("p", { class: line.seq < 0 ? "log-line earlier" : "log-line", dataset: { seq: String(line.seq) } }, line.text));
+  for (const line of lines) box.appendChild(h("p", { class: ["log-line", line.seq < 0 ? "earlier" : "", line.kind || ""].join(" ").trim(), dataset: { seq: String(line.seq) } }, line.text));
   box.scrollTop = box.scrollHeight;
 }

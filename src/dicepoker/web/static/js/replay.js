@@ -9,6 +9,7 @@ import { markCurvePosition } from "./curve.js";
 import { DiceTray } from "./dice.js";
 import { loadVerification } from "./fair.js";
 import { drawSheets } from "./sheet.js";
+import { roundsOf, turnCount, turnLabel } from "./turns.js";
 
 const main = $("#main");
 const source = main.dataset.source || "games"; // "games" or "records"
@@ -153,13 +154,13 @@ function render() {
     );
   });
 
-  // Where we are.
-  const where = data.turn >= data.turns
-    ? state.finished ? t("End of the game") : t("End of the record")
-    : t("Turn {n} of {total}", { n: data.turn + 1, total: data.turns });
-  const rollText = data.turn < data.turns ? ` · ${t("roll {n} of {total}", { n: data.roll, total: data.rolls })}` : "";
-  const tie = state.tiebreak && !state.finished ? ` · ${t("Tie-break game {n}", { n: state.tiebreak.game })}` : "";
-  $("#replay-position").textContent = `${where}${rollText}${seat !== null && data.turn < data.turns ? ` · ${shownName(players[seat].name)}` : ""}${tie}`;
+  // Where we are, as the table and the analysis say it (turns.js): the mover's round.
+  const count = data.turn < data.turns ? turnCount(state) : null;
+  const where = count
+    ? turnLabel({ round: count.round, rounds: count.rounds, name: shownName(players[count.seat].name), roll: data.roll })
+    : state.finished ? t("End of the game") : t("End of the record");
+  const tie = state.tiebreak && !state.finished ? ` · ${t("Tie-break game {n}", { n: num(state.tiebreak.game) })}` : "";
+  $("#replay-position").textContent = `${where}${tie}`;
 
   // Dice: the ones kept from the previous roll are shown held.
   /** @type {Set<number>} */
@@ -259,6 +260,7 @@ async function loadAnalysis() {
   renderAnalysis(box, data, {
     variant: rules ? rules.variant : data.variant,
     faceLabels: rules ? rules.face_labels : null,
+    rules,
     record,
     href: (turn, roll) => `${location.pathname}?turn=${turn}&roll=${roll}`,
     onJump: (turn, roll) => {
@@ -300,12 +302,20 @@ function renderLog(variant) {
   if (!record || !Array.isArray(record.turns) || !current) return;
   const shown = current.turn;
   if (!log.childElementCount) {
+    const rounds = roundsOf(current.state.rules);
+    const seats = Array.isArray(current.seats) ? current.seats : [];
+    /** @type {Map<number, number>} the turns each seat has played so far */
+    const played = new Map();
     record.turns.forEach((entry, index) => {
+      // The player's round, as the table counts it (a tie-break's turns go on counting).
+      const seat = seats[index];
+      const round = seat === undefined ? index + 1 : (played.get(seat) || 0) + 1;
+      if (seat !== undefined) played.set(seat, round);
       const text = entry.forfeit ? t("out of time") : moveText(variant, entry.move) || "…";
       log.appendChild(
         h("li", { dataset: { turn: String(index) } },
           h("button", { type: "button", class: "log-item", onclick: () => { stop(); go(index, rollsOf(index)); } },
-            h("span", { class: "log-n" }, num(index + 1)),
+            h("span", { class: "log-n", title: turnLabel({ round: Math.min(round, rounds), rounds }) }, num(Math.min(round, rounds))),
             whoMoved(index),
             h("span", { class: "log-move" }, text),
             entry.auto ? h("span", { class: "tag" }, t("auto")) : null)),
