@@ -79,7 +79,10 @@ def test_strikes_zeros_and_scores_read_as_cells() -> None:
         for option in view["turn"]["legal"]
     }
     assert labels["strike two_pairs"] == "Two pairs [—]"
-    assert labels["zero twos"] == "School 2 [0]"
+    # A School row that takes a zero shows what it costs the total, the web sheet's figure.
+    (zero,) = [o for o in view["turn"]["legal"] if o["action"] == "zero twos"]
+    assert zero["gain"] < 0
+    assert labels["zero twos"] == f"School 2 [−{-zero['gain']}]"
     assert labels["score pair"] == "Pair [4×2]"
     assert hint_label(words, view, "keep 1 3 4", 26) == "hold 2 4 5"
 
@@ -106,17 +109,21 @@ def test_every_label_fits_beside_its_value_at_80_columns(
             assert line.split()[-1][-1].isdigit(), line  # the value is there
 
 
-def test_hints_are_ranked_by_the_value_they_show() -> None:
-    # Two players: the expert's risk measure differs from the expected score shown.
+def test_hints_give_the_web_hints_best_first() -> None:
+    # Two players: the expert ranks by its chance-minded measure (`worth`), which here prefers
+    # a roll to the hold of the highest expected score; the web's hint marks that roll best.
+    from dicepoker.advisor import advise
+
     game = rolled("school", 4)
     state = _table(game, Words("en"), ExpectedScoreAdvisor())
     assert state.hints is not None
-    values = [hint.value for hint in state.hints.hints]
-    assert values == sorted(values, reverse=True)
+    advice = advise(game.state).as_json()
+    worth = {o["action"]: o.get("worth", o["value"]) for o in advice["options"]}
+    hints = state.hints.hints
+    assert hints[0].action == advice["best"]["action"]
+    assert max(hints, key=lambda hint: hint.value) is not hints[0]  # not the top score
+    ranked = [worth[hint.action] for hint in hints]
+    assert ranked == sorted(ranked, reverse=True)
     plan = plan_table(replace(state), 80)
-    shown = [
-        float(line.split()[-1].replace("−", "-"))
-        for line in HintsPanel().draw(state, plan).plain.splitlines()[1:]
-        if line.split() and line.split()[-1][-1].isdigit()
-    ]
-    assert shown == sorted(shown, reverse=True) and len(shown) == len(values)
+    first = HintsPanel().draw(state, plan).plain.splitlines()[1]
+    assert first.split()[-1] == f"{hints[0].value:.1f}"

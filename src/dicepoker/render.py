@@ -1,7 +1,10 @@
 """Plain-text sheets, drawn like `spec/sheet.md`: for the command line, logs and tests.
 
-Marks: `✕` a closed School cell (with the reserve note written there, `~~n~~` once struck), `0` a
-zero, `—` a struck cell, `×2` a doubled score, `★ n` an earned star, `~~★~~` a struck one.
+Marks: `✕` a closed School cell (with the reserve note written there, in parentheses once a newer
+note exists), `0` a zero, `—` a struck cell, `×2` a doubled score, `★ n` an earned star, `★` one
+still to win, `·` one out of reach. Plain text has no struck-through letters, so every mark is a
+glyph of its own (never Markdown's tildes, which a terminal prints as they are). Rows are named as
+the sheets of the web app and the terminal name them, in English (the command line's language).
 """
 
 from __future__ import annotations
@@ -17,13 +20,17 @@ from dicepoker.engine import (
     star_status,
     upper_total,
 )
+from dicepoker.i18n import DEFAULT_LANG, gettext
 from dicepoker.rules import Rules
 
 ROMAN = ("I", "II", "III", "IV", "V", "VI")
 
 
 def row_label(rules: Rules, row_id: str) -> str:
-    return row_id.replace("_", " ")
+    """The row's label from the catalog (`row.school.ones` -> School 1), its id where none."""
+    msgid = f"row.{rules.variant}.{row_id}"
+    text = gettext(DEFAULT_LANG, msgid)
+    return row_id.replace("_", " ") if text == msgid else text
 
 
 def dice_text(rules: Rules, dice: tuple[int, ...]) -> str:
@@ -37,7 +44,7 @@ def cell_text(sheet: Sheet, index: int, cell: Cell | None) -> str:
     if cell.mark is Mark.CLOSED:
         if cell.note is None:
             return "✕"
-        note = str(cell.note) if sheet.note_at == index else f"~~{cell.note}~~"
+        note = str(cell.note) if sheet.note_at == index else f"({cell.note})"
         return f"✕ {note}"
     if cell.mark is Mark.STRIKE:
         return "—"
@@ -72,7 +79,7 @@ def sheet_lines(state: GameState, seat: int) -> list[str]:
             return ""
         if status.status == "earned":
             return f"★ {status.value}"
-        return "~~★~~" if status.status == "struck" else "★"
+        return "·" if status.status == "struck" else "★"
 
     header = [""] + [ROMAN[c] if c < len(ROMAN) else str(c + 1) for c in range(rules.columns)]
     if rules.stars:

@@ -22,11 +22,12 @@ from textual.events import Resize
 from textual.geometry import Region
 from textual.reactive import var
 from textual.screen import Screen
+from textual.scrollbar import ScrollBarRender
 from textual.widget import Widget
 
 from dicepoker.protocol import ReactionId
 from dicepoker.tui.choices import Choices
-from dicepoker.tui.hints import hints_off_words
+from dicepoker.tui.hints import Advisor, ExpectedScoreAdvisor, hints_off_words
 from dicepoker.tui.i18n import Words, action_words, next_lang
 from dicepoker.tui.reactions import ReactionScreen
 from dicepoker.tui.rematch import rematch_session
@@ -38,6 +39,7 @@ from dicepoker.tui.table_layout import BOTTOM_LINES, TableLayout, plan_table
 from dicepoker.tui.table_state import (
     Notice,
     NoticeKind,
+    Phrase,
     TableState,
     auto_seat,
     legal_moves,
@@ -59,6 +61,7 @@ from dicepoker.tui.widgets import (
     SheetFoot,
     StatusLine,
 )
+from dicepoker.tui.widgets.status import key_lines
 
 if TYPE_CHECKING:
     from dicepoker.tui.app import PlayApp
@@ -69,12 +72,34 @@ NOTICE_SECONDS = 6.0
 DIE_KEYS = 9
 
 
+class WholeCellScrollBar(ScrollBarRender):
+    """A scrollbar drawn in whole cells. Textual's draws the ends of its thumb with eighth-block
+    glyphs (`▁▅▇`), which a terminal without its colours, a screen reader or a copy of the
+    screen shows as stray blocks beside the dice and the hints; whole cells leave only the
+    thumb's colour."""
+
+    VERTICAL_BARS: ClassVar[list[str]] = [" "] * len(ScrollBarRender.VERTICAL_BARS)
+    HORIZONTAL_BARS: ClassVar[list[str]] = [" "] * len(ScrollBarRender.HORIZONTAL_BARS)
+
+
+def draw_whole_cells(widget: Widget) -> None:
+    """Give `widget`'s scrollbars the whole-cell drawing."""
+    widget.vertical_scrollbar.renderer = WholeCellScrollBar
+    widget.horizontal_scrollbar.renderer = WholeCellScrollBar
+
+
 class Pane(ScrollableContainer, can_focus=False):
     """A scrolling area that leaves every key to the table."""
+
+    def on_mount(self) -> None:
+        draw_whole_cells(self)
 
 
 class SidePane(VerticalScroll, can_focus=False):
     """The side panel: players, dice, hints."""
+
+    def on_mount(self) -> None:
+        draw_whole_cells(self)
 
 
 class GameScreen(Screen[None]):
@@ -160,6 +185,7 @@ class GameScreen(Screen[None]):
         yield KeysLine(id="keys").data_bind(*bound)
 
     async def on_mount(self) -> None:
+        draw_whole_cells(self.query_one("#body"))  # it scrolls in a narrow window
         self.session.subscribe(self._session_update)
         self.watch(self.app, "lang", self.refresh_table, init=False)
         self.refresh_table()
@@ -193,17 +219,48 @@ class GameScreen(Screen[None]):
         # A server game without the expert's help never shows hints, though --hints asked.
         hinting = self.show_hints and self.session.competition is None
         advisor = self.play_app.advisor if hinting else None
+        if advisor is not None and view is not None:
+            self._ask_server_advice(advisor, view)
         table = read_table(
             self.session, self.choices, self.words, notice=self.notice, advisor=advisor
         )
         if view is not None:
-            self.plan = plan_table(table, self.size.width, self.size.height)
-            self._fit_sheet(table)
+            # The keys take a second line where one is too narrow for them: the body is shorter.
+            keys = len(key_lines(table, max(20, self.size.width - 2)))
+            height = self.size.height - (keys - 1)
+            self.plan = plan_table(table, self.size.width, height)
+            self._fit_sheet(table, height)
         self.table = table
         if table.selection is not None:
             self.call_after_refresh(self._keep_in_sight, table)
 
-    def _fit_sheet(self, table: TableState) -> None:
+    def _ask_server_advice(self, advisor: Advisor, view: Mapping[str, Any]) -> None:
+        """In a game of the web app, ask its server for the advice of the position (once per
+        position, for the seat here on its turn): the web table's hint, which the terminal then
+        shows as it is."""
+        session = self.session
+        if (
+            not isinstance(advisor, ExpectedScoreAdvisor)
+            or not isinstance(session, RemoteSession)
+            or not session.my_turn
+            or view.get("finished")
+            or not advisor.awaits_advice(view)
+        ):
+            return
+        advisor.asking(view)
+        self.run_worker(self._fetch_advice(session, advisor, view), group="advice")
+
+    async def _fetch_advice(
+        self, session: RemoteSession, advisor: ExpectedScoreAdvisor, view: Mapping[str, Any]
+    ) -> None:
+        try:
+            advice: dict[str, Any] | None = await session.advice()
+        except RemoteError:
+            advice = None  # the immediate gains, read from the view, stand in
+        advisor.take_advice(view, advice)
+        self.refresh_table()
+
+    def _fit_sheet(self, table: TableState, height: int) -> None:
         """Leave the summary's lines under the sheet: the sheet scrolls in what is left of the
         window's height (the summary of a short window stays in sight; a tall one has it right
         under the sheet)."""
@@ -215,7 +272,7 @@ class GameScreen(Screen[None]):
         width = max(plan.sheet.width, plan.room) if plan is not None else 80
         foot = len(summary_lines(sheet, view, table.words, width))
         pane = self.query_one("#sheet-pane")
-        body = self.size.height - BOTTOM_LINES
+        body = height - BOTTOM_LINES
         pane.styles.max_height = None if self.has_class("narrow") else max(3, body - foot)
 
     def _keep_in_sight(self, table: TableState) -> None:
@@ -239,11 +296,11 @@ class GameScreen(Screen[None]):
             self.app.exit(return_code=1)
             return
         if update.kind == "error":
-            self.say(self.words(update.message), "error")
+            self.say(update.message, "error")
         elif update.kind == "notice":
-            self.say(self.words(update.message), "notice")
+            self.say(update.message, "notice")
         elif update.kind == "rematch":
-            self.say(self.words("A rematch is ready: same players, same rules."))
+            self.say("A rematch is ready: same players, same rules.")
         elif update.kind == "reaction":
             self._show_reaction(update.seat, update.message)
         self.refresh_table()
@@ -253,12 +310,16 @@ class GameScreen(Screen[None]):
         players = self.view["players"] if self.view is not None else []
         if seat is not None and 0 <= seat < len(players):
             name = str(players[seat]["name"])
-            said = self.words.reaction(reaction)
-            self.say(self.words("{name}: {reaction}", name=name, reaction=said))
+            self.say(
+                lambda words: words(
+                    "{name}: {reaction}", name=name, reaction=words.reaction(reaction)
+                )
+            )
 
-    def say(self, text: str, kind: NoticeKind = "notice") -> None:
-        """Show `text` in the status line for a while."""
-        self.notice = Notice(text, kind)
+    def say(self, said: str | Phrase, kind: NoticeKind = "notice") -> None:
+        """Show `said` (a msgid, or a `Phrase` for words with values in them) in the status line
+        for a while, in the table's language at each moment it is drawn."""
+        self.notice = Notice(said, kind)
         self._notice_serial += 1
         serial = self._notice_serial
 
@@ -274,27 +335,29 @@ class GameScreen(Screen[None]):
     def _legal_rows(self) -> dict[str, list[Mapping[str, Any]]]:
         return options_by_row(legal_moves(self.session))
 
-    def _waiting_words(self) -> str:
-        return waiting_words(self.words, self.session.status, self.session.fatal)
+    def _waiting_words(self) -> Phrase:
+        status, fatal = self.session.status, self.session.fatal
+        return lambda words: waiting_words(words, status, fatal)
 
-    def _why_not(self) -> str:
+    def _why_not(self) -> str | Phrase:
         """Why the key just pressed does nothing now."""
         session = self.session
         view = self.view
         if view is None:
             return self._waiting_words()
         if view.get("finished"):
-            return self.words("The game is over.")
+            return "The game is over."
         if not session.local and session.spectator:
-            return self.words("Spectators cannot play.")
+            return "Spectators cannot play."
         if session.status == "open":
-            return self.words("The game starts when every seat is taken.")
+            return "The game starts when every seat is taken."
         if session.status != "running":
             return self._waiting_words()
         mover = session.seat_to_move
         if mover is not None and session.is_bot(mover):
-            return self.words("{name} (bot) is playing…", name=view["players"][mover]["name"])
-        return self.words("It is not your turn.")
+            name = view["players"][mover]["name"]
+            return lambda words: words("{name} (bot) is playing…", name=name)
+        return "It is not your turn."
 
     # --- moves ------------------------------------------------------------------------------------
 
@@ -303,7 +366,7 @@ class GameScreen(Screen[None]):
         try:
             await self.session.act(action)
         except ActionRefused as exc:
-            self.say(self.words(exc.message), "error")
+            self.say(exc.message, "error")
         self.refresh_table()
 
     async def action_roll(self) -> None:
@@ -313,14 +376,14 @@ class GameScreen(Screen[None]):
             return
         turn = view["turn"]
         if not turn.get("can_roll"):
-            self.say(self.words("You cannot roll now."), "error")
+            self.say("You cannot roll now.", "error")
             return
         if not turn.get("rolls"):
             await self._act("roll")
             return
         keep = sorted(self.choices.held)
         if len(keep) >= int(view["rules"]["dice"]):
-            self.say(self.words("Release at least one die to roll."), "error")
+            self.say("Release at least one die to roll.", "error")
             return
         await self._act("keep " + " ".join(map(str, keep)) if keep else "roll")
 
@@ -333,10 +396,10 @@ class GameScreen(Screen[None]):
         if position >= int(view["rules"]["dice"]):
             return
         if not turn.get("rolls"):
-            self.say(self.words("R rolls the dice."), "error")
+            self.say("R rolls the dice.", "error")
             return
         if not turn.get("can_keep"):
-            self.say(self.words("No rolls left: choose a cell."), "error")
+            self.say("No rolls left: choose a cell.", "error")
             return
         self.choices.held.symmetric_difference_update({position})
         self.notice = None
@@ -366,7 +429,7 @@ class GameScreen(Screen[None]):
         rows = self._legal_rows()
         selection = self.choices.selection
         if selection is None or selection.row not in rows:
-            self.say(self.words("Choose a cell first."), "error")
+            self.say("Choose a cell first.", "error")
             return
         options = rows[selection.row]
         await self._play_option(options[selection.choice % len(options)])
@@ -378,11 +441,12 @@ class GameScreen(Screen[None]):
             self.choices.armed = action
             view = self.view
             assert view is not None
+            cost = -int(option.get("gain") or 0)
             self.say(
-                self.words(
+                lambda words: words(
                     "{move} costs {points} points: Enter again to confirm.",
-                    move=action_words(self.words, view, action),
-                    points=-int(option.get("gain") or 0),
+                    move=action_words(words, view, action),
+                    points=cost,
                 ),
                 "error",
             )
@@ -398,11 +462,11 @@ class GameScreen(Screen[None]):
         rows = self._legal_rows()
         selection = self.choices.selection
         if selection is None or selection.row not in rows:
-            self.say(self.words("Choose a cell first."), "error")
+            self.say("Choose a cell first.", "error")
             return
         strikes = [o for o in rows[selection.row] if o.get("verb") == "strike"]
         if not strikes:
-            self.say(self.words("This row cannot be struck now."), "error")
+            self.say("This row cannot be struck now.", "error")
             return
         await self._act(str(strikes[0]["action"]))
 
@@ -433,7 +497,7 @@ class GameScreen(Screen[None]):
     def action_hints(self) -> None:
         competition = self.session.competition
         if competition is not None:
-            self.say(hints_off_words(self.words, competition), "notice")
+            self.say(lambda words: hints_off_words(words, competition), "notice")
             return
         self.show_hints = not self.show_hints
         self.refresh_table()
@@ -468,7 +532,8 @@ class GameScreen(Screen[None]):
         try:
             following = await rematch_session(session)
         except RemoteError as exc:
-            self.say(self.words("No rematch: {error}", error=self.words(str(exc))), "error")
+            error = str(exc)
+            self.say(lambda words: words("No rematch: {error}", error=words(error)), "error")
             return
         app = self.play_app
         app.session = following
@@ -487,7 +552,7 @@ class GameScreen(Screen[None]):
         try:
             await session.react(reaction)
         except ActionRefused as exc:
-            self.say(self.words(exc.message), "error")
+            self.say(exc.message, "error")
 
     # --- saving and quitting ----------------------------------------------------------------------
 
@@ -497,7 +562,7 @@ class GameScreen(Screen[None]):
 
     async def _save_to(self, path: str | None) -> None:
         if not path:
-            self.say(self.words("Not saved."))
+            self.say("Not saved.")
             return
         await self.save(Path(path).expanduser())
 
@@ -506,17 +571,19 @@ class GameScreen(Screen[None]):
         try:
             record = await self.session.record()
         except ActionRefused as exc:
-            self.say(self.words("Could not save: {error}", error=exc.message), "error")
+            refused = exc.message
+            self.say(lambda words: words("Could not save: {error}", error=words(refused)), "error")
             return False
         try:
             write_record(record, path)
         except OSError as exc:
-            self.say(self.words("Could not save: {error}", error=exc.strerror or str(exc)), "error")
+            failed = exc.strerror or str(exc)
+            self.say(lambda words: words("Could not save: {error}", error=failed), "error")
             return False
         if isinstance(self.session, LocalSession):
             self.session.saved()
         self._quit_armed = False
-        self.say(self.words("Saved to {path}", path=str(path)))
+        self.say(lambda words: words("Saved to {path}", path=str(path)))
         return True
 
     def action_quit_game(self) -> None:
@@ -524,6 +591,6 @@ class GameScreen(Screen[None]):
         unsaved = isinstance(session, LocalSession) and session.dirty and not session.state.finished
         if unsaved and not self._quit_armed:
             self._quit_armed = True
-            self.say(self.words("Unsaved game: press Q again to quit, S to save."), "error")
+            self.say("Unsaved game: press Q again to quit, S to save.", "error")
             return
         self.app.exit()

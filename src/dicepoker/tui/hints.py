@@ -1,16 +1,21 @@
 """The hint panel's advice: a value for every option of the player to move.
 
 An `Advisor` turns a position into `Hint`s, best first. The app's advisor is
-`ExpectedScoreAdvisor`: in a local game (where the app has the engine state) it lists every roll,
-hold and cell move with the mover's expected final score from `dicepoker.advisor.advise` (the
-exact solver where it applies, else the expert's School expectimax). In a game of the web app the
-terminal has only the view, so it falls back to `ImmediateAdvisor`, which reads the view alone:
-each cell move the view lists in `turn.legal` with what it would change in the player's total now.
-Another advisor plugs in with `set_advisor` (or the `advisor=` argument of the app).
+`ExpectedScoreAdvisor`, which gives the advice the web table's hint gives: every roll, hold and
+cell move with the mover's expected final score, ranked by what the expert ranks by (`worth`, the
+chance-minded measure where there are rivals, else that score), so the first is the web's best.
+In a local game it asks `dicepoker.advisor.advise`, the advisor the web app's server runs; in a
+game of the web app the game screen asks the server (`GET /api/games/{id}/advice`, with the
+seat's token) and hands the answer over with `take_advice`, so a joined terminal shows the very
+advice the browser shows. Without either (a spectator, a server that does not answer) it falls
+back to `ImmediateAdvisor`, which reads the view alone: each cell move the view lists in
+`turn.legal` with what it would change in the player's total now. Another advisor plugs in with
+`set_advisor` (or the `advisor=` argument of the app).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -63,10 +68,12 @@ class ImmediateAdvisor:
 
 class ExpectedScoreAdvisor:
     """The mover's expected final score after each option: every roll and hold (holds that keep
-    the same faces listed once) and every cell move, ranked by that value (a cell before a roll on
-    a tie, as `Advice.best` does). Without the engine state (a game of the web app) it gives
-    `fallback`'s hints; `title` names what the last call's values mean (the panel reads it after
-    asking for the hints, and `signed`: whether to write them as gains, +12)."""
+    the same faces listed once) and every cell move, ranked as the expert (and the web's hint)
+    ranks them. In a local game it asks the advisor; in a game of the web app it reads the
+    server's advice given to `take_advice` for the view's position, and lists nothing while that
+    is on its way; without either it gives `fallback`'s hints. `title` names what the last
+    call's values mean (the panel reads it after asking for the hints, and `signed`: whether to
+    write them as gains, +12)."""
 
     TITLE = "expected final score"
 
@@ -75,8 +82,36 @@ class ExpectedScoreAdvisor:
         self.title = self.fallback.title
         self.signed = True  # the fallback's gains are signed (+12), scores are not (247.1)
         self._last: tuple[GameState, list[Hint]] | None = None
+        #: The server's advice: the position it answers, and the answer (None: none came).
+        self._served: tuple[Position, Mapping[str, Any] | None] | None = None
+        #: The position whose advice the server was asked for and has not answered yet.
+        self._asked: Position | None = None
+
+    def asking(self, view: Mapping[str, Any]) -> None:
+        """The server is being asked for the advice of `view`'s position."""
+        self._asked = position_of(view)
+
+    def take_advice(self, view: Mapping[str, Any], advice: Mapping[str, Any] | None) -> None:
+        """The server's advice for `view`'s position (None: it gave none; the fallback's hints)."""
+        self._served = (position_of(view), advice)
+        self._asked = None
+
+    def awaits_advice(self, view: Mapping[str, Any]) -> bool:
+        """Whether the server's advice for this view's position is still to be asked for."""
+        position = position_of(view)
+        served = self._served
+        return self._asked != position and (served is None or served[0] != position)
 
     def __call__(self, view: dict[str, Any], state: GameState | None) -> list[Hint]:
+        served = self._served
+        if state is None and not view.get("finished"):
+            position = position_of(view)
+            if self._asked == position:
+                self.title, self.signed = self.TITLE, False
+                return []  # the server's advice is on its way
+            if served is not None and served[0] == position and served[1] is not None:
+                self.title, self.signed = self.TITLE, False
+                return advice_hints(view, served[1])
         if state is None or state.finished:
             hints = self.fallback(view, state)
             self.title = self.fallback.title
@@ -86,43 +121,61 @@ class ExpectedScoreAdvisor:
         self.signed = False
         last = self._last
         if last is None or last[0] is not state:
-            last = (state, self._hints(view, state))
+            from dicepoker.advisor import advise  # the value tables load on the first hint only
+
+            last = (state, advice_hints(view, advise(state).as_json()))
             self._last = last
         return list(last[1])
 
-    @staticmethod
-    def _hints(view: dict[str, Any], state: GameState) -> list[Hint]:
-        from dicepoker.advisor import advise  # the value tables load on the first hint only
-        from dicepoker.engine import Move, Roll
 
-        turn = view.get("turn")
-        legal = turn.get("legal", []) if isinstance(turn, dict) else []
-        cells = {str(option.get("action")): option for option in legal if isinstance(option, dict)}
-        seen: set[tuple[int, ...]] = set()
-        ranked: list[tuple[float, bool, int, Hint]] = []
-        for index, option in enumerate(advise(state).options):
-            action = option.action
-            if isinstance(action, Roll):
-                faces = tuple(sorted(state.dice[p] for p in action.keep))
-                if faces in seen:
-                    continue  # the same faces kept: the same option
-                seen.add(faces)
-                hint = Hint(str(action), option.value)
-            elif isinstance(action, Move):
-                cell = cells.get(str(action), {})
-                hint = Hint(
-                    str(action),
-                    option.value,
-                    points=int(cell.get("points", 0) or 0),
-                    doubled=bool(cell.get("doubled")),
-                )
-            else:  # pragma: no cover - the advisor lists rolls and moves only
-                continue
-            # Ranked by the value shown beside it (the expected final score), so that the list
-            # reads in order; on a tie a cell comes first, as `Advice.best` has it.
-            ranked.append((-option.value, not isinstance(action, Move), index, hint))
-        ranked.sort(key=lambda item: item[:3])
-        return [item[3] for item in ranked]
+#: A position as a view tells it: the round, the seat to move, its rolls and its dice.
+Position = tuple[Any, Any, Any, tuple[int, ...]]
+
+
+def position_of(view: Mapping[str, Any]) -> Position:
+    """What tells one position of a game from the next (an advice answers one of them)."""
+    turn = view.get("turn")
+    turn = turn if isinstance(turn, Mapping) else {}
+    dice = tuple(int(die) for die in turn.get("dice") or ())
+    return (view.get("turn_number"), turn.get("seat"), turn.get("rolls"), dice)
+
+
+def advice_hints(view: Mapping[str, Any], advice: Mapping[str, Any]) -> list[Hint]:
+    """The hints of an advice (`Advice.as_json`, the server's `/advice` answer) for `view`'s
+    position: best first by what the expert ranks by (`worth`, else the value), on a tie a cell
+    before a roll as `Advice.best` has it, so the first is the option the web marks best."""
+    from dicepoker.engine import Roll, parse_action
+
+    turn = view.get("turn")
+    legal = turn.get("legal", []) if isinstance(turn, dict) else []
+    dice = list(turn.get("dice") or []) if isinstance(turn, dict) else []
+    cells = {str(option.get("action")): option for option in legal if isinstance(option, dict)}
+    seen: set[tuple[int, ...]] = set()
+    ranked: list[tuple[float, bool, int, Hint]] = []
+    for index, option in enumerate(advice.get("options", [])):
+        action = str(option["action"])
+        value = float(option["value"])
+        worth = float(option.get("worth", value))
+        cell = cells.get(action)
+        if cell is None:
+            roll = parse_action(action)
+            if not isinstance(roll, Roll):
+                continue  # a cell move the view does not offer: nothing to draw it with
+            faces = tuple(sorted(int(dice[p]) for p in roll.keep if p < len(dice)))
+            if faces in seen:
+                continue  # the same faces kept: the same option
+            seen.add(faces)
+            hint = Hint(action, value)
+        else:
+            hint = Hint(
+                action,
+                value,
+                points=int(cell.get("points", 0) or 0),
+                doubled=bool(cell.get("doubled")),
+            )
+        ranked.append((-worth, cell is None, index, hint))
+    ranked.sort(key=lambda item: item[:3])
+    return [item[3] for item in ranked]
 
 
 _advisor: Advisor = ExpectedScoreAdvisor()

@@ -42,6 +42,7 @@ from dicepoker.protocol import (
     ErrorResponse,
     EventEntry,
     EventMessage,
+    GameAdvice,
     GameView,
     HeldMessage,
     PongMessage,
@@ -266,6 +267,25 @@ async def fetch_record(
         raise RemoteError("cannot fetch the record: the server's answer is not a record") from None
 
 
+async def fetch_advice(
+    address: GameAddress, *, token: str | None = None, timeout: float = 10.0
+) -> dict[str, Any]:
+    """The advisor's values for the player to move (`GET /api/games/{id}/advice`, the web
+    table's hint), asked as the seat of `token`: the server's expert, so that the terminal's hint
+    is the web's. A game without hints answers 403 `competitive` (a `RemoteError` here)."""
+    try:
+        async with httpx.AsyncClient(timeout=timeout) as client:
+            response = await client.get(address.api("/advice"), headers=_bearer(token))
+    except httpx.HTTPError as exc:
+        raise RemoteError(unreachable(address, exc)) from None
+    if response.status_code != 200:
+        raise RemoteError(f"no hints: {_error_text(response)}")
+    try:
+        return GameAdvice.model_validate_json(response.content).to_data()
+    except ValidationError:
+        raise RemoteError("no hints: the server's answer is not advice") from None
+
+
 class RemoteSession(Session):
     """A seat (with a token) or a spectator's place (without) at a game of the web app."""
 
@@ -351,6 +371,10 @@ class RemoteSession(Session):
             return await fetch_record(self.address, token=self.token)
         except RemoteError as exc:
             raise ActionRefused(str(exc), "offline") from None
+
+    async def advice(self) -> dict[str, Any]:
+        """The server's advice for the position now (what the web table's hint shows)."""
+        return await fetch_advice(self.address, token=self.token)
 
     async def close(self) -> None:
         self._closed = True

@@ -2,12 +2,13 @@
 
 Everything here reads the JSON view of `dicepoker.view.game_view` (docs/api.md) and returns lines
 of Textual `Content`: no rule is computed here. Marks: `✕` a closed School cell with the reserve
-note written there (`~7~`, struck through, once a newer note exists), `0` a zero, `—` a struck
-cell, `×2` a doubled score, `★ n` an earned star, `~★~` (struck through) one out of reach. The
-cells that may be filled now show in brackets what they would score (`[12 ×2]`, `[✕+4]`, `[—]`,
-`[0]`), and are clickable (`@click=play_cell(row, choice)`, an action of the widget that draws
-the sheet). The tildes keep struck marks legible where a terminal cannot draw
-struck-through text.
+note written there (dim and struck through once a newer note exists), `0` a zero, `—` a struck
+cell, `×2` a doubled score, `★ n` an earned star, `★` one still to win, `·` one out of reach.
+The cells that may be filled now show in brackets what they would do (`[12 ×2]`, `[✕+4]`, `[—]`,
+and a zero as what it costs the total, `[−200]`, the web sheet's figure), and are clickable
+(`@click=play_cell(row, choice)`, an action of the widget that draws the sheet). Every mark is a
+glyph of its own, never markup: a terminal that draws no struck-through text, or a copy of the
+screen, still tells a lost star from one to win.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ CROSS = "cyan"
 MUTED = "dim"
 TITLE = "bold"
 CURRENT = "bold reverse"
+
+#: A star still to win, and one out of reach (an earned one is `★` with its value).
+OPEN_STAR_MARK = "★"
+LOST_STAR = "·"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +116,7 @@ def cell_content(cell: Mapping[str, Any] | None, layout: SheetLayout) -> Content
         if cell.get("note") is None:
             return Content.styled("✕", CROSS)
         if cell.get("note_struck"):
-            return Content.assemble(("✕", CROSS), gap, (f"~{cell['note']}~", STRUCK))
+            return Content.assemble(("✕", CROSS), gap, (str(cell["note"]), STRUCK))
         return Content.assemble(("✕", CROSS), gap, (str(cell["note"]), "bold"))
     if mark == "strike":
         return Content.styled("—", MUTED)
@@ -128,7 +133,7 @@ def cell_content(cell: Mapping[str, Any] | None, layout: SheetLayout) -> Content
 def star_content(
     star: Mapping[str, Any] | None, layout: SheetLayout, *, mini: bool = False
 ) -> Content:
-    """A star cell: `★ 88` earned, `★` still possible, a struck `★` out of reach."""
+    """A star cell: `★ 88` earned, `★` still to win, `·` out of reach."""
     if not star:
         return Content("")
     status = star.get("status")
@@ -138,18 +143,19 @@ def star_content(
         gap = "" if layout.compact else " "
         return Content.styled(f"★{gap}{star.get('value') or 0}", EARNED)
     if status == "struck":
-        return Content.styled("~★~", STRUCK)
-    return Content.styled("★", OPEN_STAR)
+        return Content.styled(LOST_STAR, MUTED)
+    return Content.styled(OPEN_STAR_MARK, OPEN_STAR)
 
 
 def option_content(option: Mapping[str, Any], row: Mapping[str, Any], layout: SheetLayout) -> str:
     """What a cell that may be filled now would hold: its points (×2 when doubled), a cross and
-    the reserve change for a School row, `0` for a zero, `—` for a strike."""
+    the reserve change for a School row, `—` for a strike, and for a zero what it changes in
+    the total (`−200` where the rules charge a zero, as the web sheet writes it), else `0`."""
     verb = option.get("verb")
     if verb == "strike":
         return "—"
     if verb == "zero":
-        return "0"
+        return _signed(int(option.get("gain") or 0))
     if row.get("school"):
         gain = int(option.get("gain") or 0)
         return "✕" + (_signed(gain) if gain else "")

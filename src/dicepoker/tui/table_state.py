@@ -9,7 +9,7 @@ Textual redraws only what changed, and a widget can be tried out with a state ma
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -25,12 +25,23 @@ NoticeKind = Literal["notice", "error"]
 RematchStep = Literal["ask", "join", "watch"]
 
 
+#: Words to say in whichever language the table speaks when they are drawn.
+Phrase = Callable[[Words], str]
+
+
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A message in the status line for a while: a notice (yellow) or an error (red)."""
+    """A message in the status line for a while: a notice (yellow) or an error (red).
 
-    text: str
+    It keeps what to say, a msgid or a `Phrase`, rather than the words said: the status line
+    writes it in the language of the moment, so that L turns a notice on the screen into the new
+    language with everything else."""
+
+    said: str | Phrase
     kind: NoticeKind = "notice"
+
+    def text(self, words: Words) -> str:
+        return words(self.said) if isinstance(self.said, str) else self.said(words)
 
 
 @dataclass(frozen=True, slots=True)

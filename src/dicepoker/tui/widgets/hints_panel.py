@@ -74,14 +74,16 @@ class HintsPanel(TablePart):
                 if turn and not turn.get("rolls")
                 else Content.styled(words("No hints now."), MUTED)
             )
-        best = max((hint.value for hint in hints), default=0.0)
+        # The advisor lists the best first (for the expert's advice, the web's best, which is
+        # not always the highest expected score: with rivals the expert plays to win).
+        best = hints[0] if hints else None
         texts = [value_text(hint.value, panel.signed) for hint in hints]
         widest = max((len(text) for text in texts), default=0)
         column = max(2, min(LABEL_COLUMN, self.line_width(plan) - widest - 1))
         for hint, text in zip(hints, texts, strict=True):
             label = hint_label(words, view, hint.action, column - 1)
-            line = Content.styled(label, "bold" if hint.value == best else "")
-            value = Content.styled(text.rjust(widest), EARNED if hint.value == best else "")
+            line = Content.styled(label, "bold" if hint is best else "")
+            value = Content.styled(text.rjust(widest), EARNED if hint is best else "")
             lines.append(line.pad_right(max(1, column - line.cell_length)) + value)
         return Content("\n").join(lines)
 

@@ -26,7 +26,7 @@ class StatusLine(TablePart):
         if table.notice is not None:
             notice = table.notice
             return Content.styled(
-                notice.text, "bold red" if notice.kind == "error" else "bold yellow"
+                notice.text(words), "bold red" if notice.kind == "error" else "bold yellow"
             )
         view = table.view
         if view is None:
@@ -62,42 +62,52 @@ class StatusLine(TablePart):
 
 
 class KeysLine(TablePart):
-    """The keys and what they do, cut to the line's width; only the ones that work now (X only
-    where the view's legal moves have a strike)."""
+    """The keys and what they do: only the ones that work now (X only where the view's legal
+    moves have a strike), every one of them, on a second line where one is too narrow (at 80
+    columns a language's words need it; a key left out would be a key nobody finds)."""
 
     DEFAULT_CSS = """
-    KeysLine { height: 1; }
+    KeysLine { height: auto; }
     """
 
     def draw(self, table: TableState, plan: TableLayout | None) -> Content:
-        words = table.words
-        width = max(20, self.content_size.width)
-        keys = [
-            ("R", words("key.roll")),
-            (f"1-{table.dice}", words("key.hold")),
-            ("↑↓ ↵", words("key.fill")),
-            ("X", words("key.strike")),
-            ("H", words("key.hints")),
-            ("S", words("key.save")),
-            ("Q", words("key.quit")),
-            ("L", words("key.language")),
-            ("Tab", words("key.sheets")),
-        ]
-        if table.view is None or table.finished or not table.my_turn:
-            keys = [key for key in keys if key[0] in ALWAYS]
-        elif not table.can_strike:
-            keys = [key for key in keys if key[0] != "X"]
-        if table.competition is not None:
-            keys = [key for key in keys if key[0] != "H"]  # hints are off in this game
-        if table.rematch is not None:
-            keys.insert(0, ("N", words("key.rematch")))
-        if table.view is not None and not table.local and not table.spectator:
-            keys.insert(len(keys) - 2, ("G", words("key.react")))
-        line = Content("")
-        for key, label in keys:
-            piece = Content.assemble((key, "bold"), " ", label)
-            candidate = piece if not line.cell_length else line + Content("  ") + piece
-            if candidate.cell_length > width:
-                break
+        width = self.content_size.width or (plan.room + 2 if plan is not None else 80)
+        return Content("\n").join(key_lines(table, max(20, width)))
+
+
+def key_lines(table: TableState, width: int) -> list[Content]:
+    """The keys that work now with their words, in lines of at most `width` cells."""
+    words = table.words
+    keys = [
+        ("R", words("key.roll")),
+        (f"1-{table.dice}", words("key.hold")),
+        ("↑↓ ↵", words("key.fill")),
+        ("X", words("key.strike")),
+        ("H", words("key.hints")),
+        ("S", words("key.save")),
+        ("Q", words("key.quit")),
+        ("L", words("key.language")),
+        ("Tab", words("key.sheets")),
+    ]
+    if table.view is None or table.finished or not table.my_turn:
+        keys = [key for key in keys if key[0] in ALWAYS]
+    elif not table.can_strike:
+        keys = [key for key in keys if key[0] != "X"]
+    if table.competition is not None:
+        keys = [key for key in keys if key[0] != "H"]  # hints are off in this game
+    if table.rematch is not None:
+        keys.insert(0, ("N", words("key.rematch")))
+    if table.view is not None and not table.local and not table.spectator:
+        keys.insert(len(keys) - 2, ("G", words("key.react")))
+    lines: list[Content] = []
+    line = Content("")
+    for key, label in keys:
+        piece = Content.assemble((key, "bold"), " ", label)
+        candidate = piece if not line.cell_length else line + Content("  ") + piece
+        if candidate.cell_length > width and line.cell_length:
+            lines.append(line)
+            line = piece
+        else:
             line = candidate
-        return line
+    lines.append(line)
+    return lines
