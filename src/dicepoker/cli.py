@@ -156,20 +156,47 @@ def advise_command(
         typer.echo("   (against rivals the second column takes a margin for risk off each option)")
 
 
+def seat_ratings(given: list[str]) -> dict[int, int]:
+    """`--rating SEAT=RATING` options as ratings by seat (0-based)."""
+    ratings: dict[int, int] = {}
+    for text in given:
+        seat, _, value = text.partition("=")
+        try:
+            number, shown_rating = int(seat), int(value)
+        except ValueError:
+            fail(f"--rating takes SEAT=RATING (e.g. 1=1650), not {text!r}")
+        if number < 1:
+            fail(f"--rating: seats count from 1, not {number}")
+        ratings[number - 1] = shown_rating
+    return ratings
+
+
 @app.command("analyse")
 def analyse_command(
     file: Annotated[Path, typer.Argument(help="A game record (JSON); '-' reads standard input.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     all_moves: Annotated[bool, typer.Option("--all", help="List every decision.")] = False,
+    rating: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rating",
+            metavar="SEAT=RATING",
+            help="A person's shown rating in the game's pool, seat 1-based (repeatable): the "
+            "chances judge them at the level it says, as the live table does; a person without "
+            "one plays like a newcomer, a bot (the record's 'bots') at its level.",
+        ),
+    ] = None,
 ) -> None:
     """Each decision's points lost, each roll's luck and (with rivals) the chances of winning."""
     from dicepoker.record import RecordError, load_record
     from dicepoker.review import analyse
+    from dicepoker.winprob.strength import record_levels
 
+    ratings = seat_ratings(rating or [])
     try:
         record = load_record(sys.stdin.buffer.read() if str(file) == "-" else file)
-        analysis = analyse(record)
-    except RecordError as exc:
+        analysis = analyse(record, record_levels(record, ratings))
+    except (RecordError, ValueError) as exc:
         fail(str(exc))
     if as_json:
         typer.echo(json.dumps(analysis.as_json(), ensure_ascii=False))

@@ -24,6 +24,7 @@ from dicepoker.protocol import (
     SeatView,
     ViewChanges,
 )
+from dicepoker.protocol.messages import PlaysLike
 from dicepoker.ratings import pool_of
 from dicepoker.record import Game
 from dicepoker.rules import Rules
@@ -183,7 +184,7 @@ class LiveGame:
         """The seats as everyone sees them, each with the play its chances assume."""
         strengths = self.strengths()
         return [
-            SeatView.build(**seat, plays_like=strength.as_json())
+            SeatView.build(**seat, plays_like=PlaysLike.build(**strength.as_json()))
             for seat, strength in zip(seating.public_seats(self.seats), strengths, strict=True)
         ]
 

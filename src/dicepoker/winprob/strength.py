@@ -24,10 +24,11 @@ Everything here is pure: the server reads the ratings and puts the judgement on 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from dicepoker.ratings import SHOWN_BASE, anchored_levels
+from dicepoker.ratings import SHOWN_BASE, anchored_levels, pool_of
 
 #: The ladder's levels, weakest first: what a person can be judged to play like.
 LADDER_LEVELS: tuple[str, ...] = ("beginner", "casual", "intermediate", "advanced", "expert")
@@ -105,6 +106,37 @@ def seat_strengths(pool: str, seats: list[dict[str, Any]]) -> list[Strength]:
     return found
 
 
+def record_levels(
+    record: Mapping[str, Any], ratings: Mapping[int, int] | None = None
+) -> tuple[str | None, ...] | None:
+    """The levels a record's seats are judged at, as the live table judged them: a bot seat its
+    level (the record's `bots`), a person the level of their shown rating in `ratings` (by seat)
+    where given, else a newcomer's. A record that does not say who is a bot (no `bots`) leaves
+    every seat without a rating to the expert's play (None), as it always did; None when no
+    seat is judged at all. A bad record raises the record's own errors (`rules_of`), a rating
+    of a seat it does not have `ValueError`."""
+    from dicepoker.record import rules_of
+
+    rules, players = rules_of(record)
+    missing = sorted(seat + 1 for seat in (ratings or {}) if not 0 <= seat < len(players))
+    if missing:
+        raise ValueError(f"the record has no seat {missing[0]} (it has {len(players)})")
+    pool = pool_of(rules)
+    ratings = ratings or {}
+    bots = record.get("bots")
+    known = isinstance(bots, list) and len(bots) == len(players)
+    levels: list[str | None] = []
+    for seat in range(len(players)):
+        bot = bots[seat] if known and isinstance(bots, list) else None
+        if isinstance(bot, str):
+            levels.append(bot)
+        elif seat in ratings:
+            levels.append(person_strength(pool, ratings[seat], 1).level)
+        else:
+            levels.append(newcomer_level(pool) if known else None)
+    return tuple(levels) if any(level is not None for level in levels) else None
+
+
 def levels_of(strengths: list[Strength]) -> tuple[str, ...]:
     """The levels the win model takes (`winprob.Levels`)."""
     return tuple(strength.level for strength in strengths)
@@ -119,5 +151,6 @@ __all__ = [
     "newcomer_level",
     "person_strength",
     "rated_level",
+    "record_levels",
     "seat_strengths",
 ]

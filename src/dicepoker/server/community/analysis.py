@@ -116,10 +116,14 @@ async def advise_in_thread(state: GameState) -> dict[str, Any]:
 
 
 def analyse(record: dict[str, Any], levels: Sequence[str | None] | None = None) -> dict[str, Any]:
+    """The analysis of `record`, each seat judged at `levels` (a table's: `LiveGame.levels`, its
+    people's ratings included), else as the record's `bots` say (a person there a newcomer),
+    as the live chances judged them."""
     from dicepoker.review import analyse as analyser
+    from dicepoker.winprob.strength import record_levels
 
     try:
-        return analyser(record, levels).as_json()
+        return analyser(record, record_levels(record) if levels is None else levels).as_json()
     except RecordError as exc:
         raise Refusal("bad_record", str(exc)) from None
 
