@@ -40,7 +40,7 @@ def test_the_count_is_the_movers_round_of_a_sheets_cells() -> None:
     record = played("school", {"columns": 2}, ["greedy", "casual", "greedy"], seed=3)
     states = states_of(record)
     rules = states[0].rules
-    turns_of = {seat: 0 for seat in range(3)}
+    turns_of = dict.fromkeys(range(3), 0)
     for state in states[:-1]:
         count = turn_count(state)
         assert count is not None

@@ -15,6 +15,10 @@ mistakes are the ones people make.
 replayed from the stored record prefix, the advisor values every legal option, and the guess's
 loss, the best option and the verdict follow from that, never from anything stored.
 
+**Grading.** A guess is graded by what the answer shows: in a position with rivals by the
+chance of winning (what the expert plays for there), in solitaire by expected points; the best
+option, each option's loss and the verdict all come from that one measure (`judge`).
+
 **Scale.** Both thresholds are shares of the points a turn brings the expert in these rules
 (`points_per_turn`: its expected final score over the sheet's cells, the scale the bot ladder's
 temperatures use), so that they mean the same in every variant (docs/analysis.md, "Puzzles").
@@ -68,6 +72,9 @@ THRESHOLD_SHARE = 0.25
 #: A guess is "good" when it loses at most this share of a turn's points (about one point in
 #: Yahtzee and School, the analysis's mistake; 0.14 in poker dice, whose points are small).
 GOOD_SHARE = 0.05
+#: Where a guess is graded by the chance of winning, it is "good" when it gives up at most this
+#: much of it (one percentage point: the page shows chances to a tenth of one).
+GOOD_CHANCE = 0.01
 #: The most puzzles one game gives (its worst decisions): a game played badly throughout does not
 #: fill a preset's puzzles by itself.
 MAX_PER_GAME = 8
@@ -530,34 +537,49 @@ def _prepare_later(rules: Rules) -> None:
     threading.Thread(target=work, name="puzzles-winprob", daemon=True).start()
 
 
+def by_chance(state: GameState, wins: Sequence[float | None]) -> bool:
+    """Whether a guess is graded by the chance of winning: in a position with rivals, where every
+    option's chance is known (what the expert plays for when there is someone to beat); else,
+    in solitaire or while the variant's tables load, by expected points. The puzzle page reads
+    the same rule from the answer (the players of its position, a `win` on every option)."""
+    return len(state.players) > 1 and bool(wins) and all(win is not None for win in wins)
+
+
 def judge(puzzle_id: str, position: Mapping[str, Any], guess: str, played: str) -> PuzzleAnswer:
     """The advisor's answer to a guess: every legal option valued now, the best first, and what
-    the guess loses (`dicepoker.advisor.advise`; nothing stored is read but the position)."""
+    the guess loses (`dicepoker.advisor.advise`; nothing stored is read but the position).
+
+    The answer grades by what it shows: the best option (the star) is the one with the highest
+    figure of the measure (`by_chance`), each option's `loss` is the best figure less its own, in
+    that measure, as the figures are sent (rounded), and the verdict follows from the loss. So a
+    guess shown with a higher chance than the starred option cannot be called a mistake."""
     from dicepoker.advisor import advise
 
     state, _moves = position_state(position)
     action = read_guess(state, guess)
     advice = advise(state)
-    best = advice.best
     won = chances(state, [option.action for option in advice.options])
 
-    def option_of(found: Any) -> PuzzleOption:
-        lost = best.worth - found.worth
-        values: dict[str, Any] = {
-            "action": str(found.action),
-            "value": round(found.value, 4),
-        }
+    def figures(found: Any) -> dict[str, Any]:
+        values: dict[str, Any] = {"action": str(found.action), "value": round(found.value, 4)}
         if found.merit is not None:
             values["worth"] = round(found.merit, 4)
         win = won.get(found.action) if won is not None else found.win
         if win is not None:
             values["win"] = round(min(1.0, max(0.0, win)), 4)
-        values["loss"] = round(lost, 4) if lost > NOISE else 0.0
-        return PuzzleOption.build(**values)
+        return values
 
-    ranked = sorted(advice.options, key=lambda o: (-o.worth, str(o.action)))
-    ranked.remove(best)
-    options = [option_of(best), *(option_of(o) for o in ranked)]
+    valued = [figures(found) for found in advice.options]
+    chance = by_chance(state, [values.get("win") for values in valued])
+    measure = "win" if chance else "value"
+    # The best figure first; among equals the expert's own order (its measure, then notation).
+    worth = {str(found.action): found.worth for found in advice.options}
+    valued.sort(key=lambda v: (-v[measure], -worth[v["action"]], v["action"]))
+    top = valued[0][measure]
+    options = []
+    for values in valued:
+        lost = round(top - values[measure], 4)
+        options.append(PuzzleOption.build(**values, loss=lost if lost > NOISE else 0.0))
     by_action = {option.action: option for option in options}
     chosen = by_action[str(action)]
     try:
@@ -565,7 +587,7 @@ def judge(puzzle_id: str, position: Mapping[str, Any], guess: str, played: str) 
     except (KeyError, NotationError):
         played_option = None
     loss = chosen.loss
-    good = good_within(state.rules)
+    good = GOOD_CHANCE if chance else good_within(state.rules)
     verdict: Verdict = "best" if loss <= 0 else "good" if loss <= good else "mistake"
     return PuzzleAnswer.build(
         id=puzzle_id,

@@ -8,6 +8,7 @@ import { $, api, clear, dec, errorText, h, loadCatalog, minus, num, range, refus
 import { actionNode, isCellAction, keptPositions } from "./analysis.js";
 import { DiceTray } from "./dice.js";
 import { drawSheets } from "./sheet.js";
+import { turnCount, turnLabel } from "./turns.js";
 
 const PRESET_KEY = "dicepoker:puzzles:preset";
 /** Options listed before "Show every option" (the chosen one and the player's are always shown). */
@@ -149,13 +150,10 @@ function render() {
   // The question, and where in the game it is asked.
   const answer = shown.answer;
   $("#puzzle-question").textContent = answer ? verdictWords(answer) : t("What would you do?");
-  const sheet = state.sheets[mover];
-  const rounds = rules.rows.length * rules.columns;
-  let filled = 0;
-  if (sheet) for (const row of sheet.rows) for (const cell of row.cells) if (cell) filled += 1;
+  const count = turnCount(state);
   const where = [variantName(rules.variant)];
   if (rules.columns > 1) where.push(t("Columns: {n}", { n: num(rules.columns) }));
-  where.push(t("Turn {n} of {total}", { n: num(Math.min(filled + 1, rounds)), total: num(rounds) }));
+  if (count) where.push(turnLabel({ round: count.round, rounds: count.rounds, name: nameOf(count.seat), roll: puzzle.roll }));
   $("#puzzle-where").textContent = where.join(" · ");
 
   // The dice and the roll: the best hold marked once the answer came.
@@ -205,11 +203,38 @@ function markCells(answer) {
   }
 }
 
+/**
+ * Whether the answer grades by the chance of winning (the server's rule, `puzzles.by_chance`):
+ * a position with rivals where every option's chance is known; else by expected points.
+ * @param {PuzzleAnswer} answer
+ */
+function byChance(answer) {
+  const puzzle = shown.puzzle;
+  return Boolean(puzzle && puzzle.state.players.length > 1) && answer.options.length > 0 && answer.options.every((o) => typeof o.win === "number");
+}
+
+/**
+ * A chance of winning as the answer shows it: 47.6%.
+ * @param {number} win 0 to 1
+ */
+function pct(win) {
+  return `${dec(win * 100, 1)}%`;
+}
+
+/**
+ * A loss in the answer's measure: points (one decimal) or percentage points of chance.
+ * @param {PuzzleAnswer} answer
+ * @param {number} loss
+ */
+function lossWords(answer, loss) {
+  return byChance(answer) ? t("{pct} chance of winning", { pct: pct(loss) }) : t("{points} points", { points: dec(loss) });
+}
+
 /** @param {PuzzleAnswer} answer */
 function verdictWords(answer) {
   if (answer.verdict === "best") return t("The best move!");
-  if (answer.verdict === "good") return t("Good: {points} below the best move.", { points: dec(answer.loss) });
-  return t("A mistake: {points} below the best move.", { points: dec(answer.loss) });
+  if (answer.verdict === "good") return t("Good: {points} below the best move.", { points: lossWords(answer, answer.loss) });
+  return t("A mistake: {points} below the best move.", { points: lossWords(answer, answer.loss) });
 }
 
 /**
@@ -237,10 +262,14 @@ function renderAnswer() {
   const played = answer.played;
   const summary = clear($("#puzzle-summary"));
   // (The action is drawn with its dice where the sentence has its place.)
-  const [before, after] = t("Best: {action}, expected final score {value}.", { value: dec(answer.best.value) }).split("{action}");
+  const chance = byChance(answer);
+  const bestWords = chance && typeof answer.best.win === "number"
+    ? t("Best: {action}, chance of winning {pct}.", { pct: pct(answer.best.win) })
+    : t("Best: {action}, expected final score {value}.", { value: dec(answer.best.value) });
+  const [before, after] = bestWords.split("{action}");
   summary.append(before || "", actionNode(rules.variant, answer.best.action, dice, rules.face_labels), after || "");
   if (played) {
-    const [one, two] = t("In the game, the player chose {action} and lost {points}.", { points: dec(played.loss) }).split("{action}");
+    const [one, two] = t("In the game, the player chose {action} and lost {points}.", { points: lossWords(answer, played.loss) }).split("{action}");
     summary.append(" ", one || "", actionNode(rules.variant, played.action, dice, rules.face_labels), two || "");
   }
 
@@ -274,7 +303,7 @@ function renderAnswer() {
       continue;
     }
     // The chance of winning: its own column, or on a phone under the value (one is shown).
-    const win = option.win === undefined ? "—" : `${Math.round(option.win * 100)}%`;
+    const win = option.win === undefined ? "—" : chance ? pct(option.win) : `${Math.round(option.win * 100)}%`;
     const winInline = withWin ? h("span", { class: "po-win-inline", title: t("Chance to win") }, win) : null;
     const tags = [
       chosen ? h("span", { class: "tag you" }, t("your choice")) : null,
@@ -286,7 +315,7 @@ function renderAnswer() {
         h("th", { scope: "row", class: "po-action" }, actionNode(rules.variant, option.action, dice, rules.face_labels), ...tags),
         h("td", { class: "num po-value" }, dec(option.value), winInline),
         withWin ? h("td", { class: "num po-win" }, win) : null,
-        h("td", { class: "num po-loss" }, option.loss > 0 ? minus(option.loss) : "0")),
+        h("td", { class: "num po-loss" }, option.loss > 0 ? (chance ? `${minus(option.loss * 100)}%` : minus(option.loss)) : "0")),
     );
   }
   if (hiddenRows) {
