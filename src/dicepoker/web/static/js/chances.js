@@ -4,7 +4,13 @@
 // and kept by seq for the game this page shows: the live curve, until the game's analysis gives
 // the whole one. A position the server did not judge (solitaire, no answer in time) carries no
 // chances: the strip shows nothing before the first ones, and the last ones dimmed after.
-import { LANG, h, t } from "./common.js";
+// One tap on a bar tells whose play the chances assume (each seat's `plays_like`: a bot's level,
+// a person's from their rating, or a newcomer's): the same words are its title on a desktop.
+import { LANG, h, levelName, t, toast } from "./common.js";
+// (game.js imports this module too: the game and its names are read only when a bar is drawn.)
+import { game, playerName } from "./game.js";
+
+/** @import { SeatView } from "../../typings/protocol" */
 
 /** The chances of the newest position judged: its seq and one value per seat (summing to 1). */
 /** @type {{ seq: number, values: number[] | null }} */
@@ -134,6 +140,39 @@ export function cup() {
 }
 
 /**
+ * What one seat's chances assume: "Casual bot", "Ana plays like a newcomer (no rated games)",
+ * "Ana plays like Advanced (rating 1,810)"; null where the server did not say.
+ * @param {SeatView | undefined} info
+ * @param {string} name
+ */
+export function assumedPlay(info, name) {
+  const like = info && info.plays_like;
+  if (!like) return null;
+  const level = levelName(like.level);
+  if (like.basis === "bot") return t("{level} bot", { level });
+  if (like.basis === "rating" && like.rating !== null) return t("{name} plays like {level} (rating {rating})", { name, level, rating: like.rating });
+  return t("{name} plays like a newcomer (no rated games)", { name });
+}
+
+/**
+ * The words of what every seat's chances assume: "Chances assume: Ana plays like a newcomer
+ * (no rated games), Casual bot, Intermediate bot"; null where the server did not say.
+ * @param {(SeatView | undefined)[]} seats
+ * @param {(seat: number) => string} nameOf
+ */
+export function assumptionWords(seats, nameOf) {
+  const parts = seats.map((info, seat) => assumedPlay(info, nameOf(seat)));
+  if (!parts.length || parts.some((part) => part === null)) return null;
+  return t("Chances assume: {seats}", { seats: parts.join(", ") });
+}
+
+/** A bar's tap: tell what the chances assume. */
+function tellAssumptions() {
+  const words = assumptionWords(game.seats, playerName);
+  if (words) toast(words);
+}
+
+/**
  * Paint the bar of `seat` in `meter` (made if null): a meter (role="meter") whose fill moves
  * to the new width (a CSS transition: the element stays in the page from one drawing to the
  * next). Hidden when there is nothing to show.
@@ -143,7 +182,11 @@ export function cup() {
  * @param {string} name the player's name (the meter's accessible name says whose it is)
  */
 export function paintMeter(meter, shown, seat, name) {
-  const bar = meter || h("div", { class: "chance", role: "meter", "aria-valuemin": "0", "aria-valuemax": "100" }, h("span", { class: "chance-fill" }));
+  let bar = meter;
+  if (!bar) {
+    bar = h("div", { class: "chance", role: "meter", "aria-valuemin": "0", "aria-valuemax": "100" }, h("span", { class: "chance-fill" }));
+    bar.addEventListener("click", tellAssumptions);
+  }
   const fill = /** @type {HTMLElement} */ (bar.firstElementChild);
   if (!shown) {
     bar.hidden = true;
@@ -157,7 +200,8 @@ export function paintMeter(meter, shown, seat, name) {
   bar.setAttribute("aria-label", t("{name}: chance of winning", { name }));
   bar.setAttribute("aria-valuenow", String(shown.whole[seat]));
   bar.setAttribute("aria-valuetext", shown.stale ? `${shown.words[seat]} (${t("before the last move")})` : shown.words[seat]);
-  bar.title = chanceWords(shown, seat);
+  const assumed = assumptionWords(game.seats, playerName);
+  bar.title = assumed ? `${chanceWords(shown, seat)}\n${assumed}` : chanceWords(shown, seat);
   fill.style.width = `${shown.whole[seat]}%`;
   return bar;
 }
