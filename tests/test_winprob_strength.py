@@ -18,12 +18,17 @@ from dicepoker.cli import app
 from dicepoker.dice import SeededDice
 from dicepoker.engine import new_game
 from dicepoker.master import GameMaster, LiveGame, MemoryStore
-from dicepoker.ratings import SHOWN_BASE, Rating, anchored_levels, pool_of, shown
+from dicepoker.ratings import SHOWN_BASE, Rating, anchored_levels, shown
 from dicepoker.review import analyse
 from dicepoker.rules import get_rules
 from dicepoker.server.community.accounts import Accounts
 from dicepoker.server.community.analysis import analyse as server_analyse
-from dicepoker.server.community.strength import STRENGTH_KEY, account_strength, judged_requests
+from dicepoker.server.community.strength import (
+    STRENGTH_KEY,
+    account_strength,
+    joining_strength,
+    judged_requests,
+)
 from dicepoker.server.storage.models import RatingRow
 from dicepoker.server.storage.store import Store
 from dicepoker.simulate import play_game
@@ -202,7 +207,7 @@ def test_the_server_reads_a_person_s_strength_from_their_rating(tmp_path: Path) 
                 {"kind": "bot", "level": "casual"},
                 {"kind": "human", "name": None},
             ]
-            judged = await judged_requests(store, pool_of(YAHTZEE), requests)
+            judged = await judged_requests(store, "yahtzee", {}, requests)
             assert [seat.get(STRENGTH_KEY, {}).get("basis") for seat in judged] == [
                 "rating",
                 "newcomer",
@@ -210,6 +215,10 @@ def test_the_server_reads_a_person_s_strength_from_their_rating(tmp_path: Path) 
                 None,
             ]
             assert STRENGTH_KEY not in requests[0]  # the caller's requests are left as they were
+            assert await judged_requests(store, "no such game", {}, requests) == requests
+            master, live = await table(PERSON_AND_BOTS)
+            assert await joining_strength(store, live, ana.id) == found
+            await master.close()
         finally:
             await store.close()
 

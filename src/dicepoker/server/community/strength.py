@@ -11,10 +11,12 @@ one: the table and its analysis judge one game by one set of seats.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dicepoker.ratings import Rating, shown
+from dicepoker.master import LiveGame
+from dicepoker.ratings import Rating, pool_of, shown
+from dicepoker.rules import RulesError, get_rules
 from dicepoker.server.storage.models import RatingRow
 from dicepoker.server.storage.store import Store
 from dicepoker.winprob.strength import newcomer, person_strength
@@ -36,11 +38,16 @@ async def account_strength(store: Store, account_id: int | None, pool: str) -> d
 
 
 async def judged_requests(
-    store: Store, pool: str, requests: Sequence[dict[str, Any]]
+    store: Store, variant: str, options: Mapping[str, Any], requests: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """The seat requests of a new game with each person's judged strength added (copies): a
-    request with an `"account"` from that account's rating, a named one without as a
-    newcomer's; bots and open seats as they are."""
+    request with an `"account"` from that account's rating in the game's pool, a named one
+    without as a newcomer's; bots and open seats as they are. Rules the variant refuses leave
+    the requests as they are (creating the game refuses them, in its own words)."""
+    try:
+        pool = pool_of(get_rules(variant, options))
+    except RulesError:
+        return [dict(request) for request in requests]
     judged: list[dict[str, Any]] = []
     for request in requests:
         if request.get("kind") != "bot" and request.get("name"):
@@ -53,4 +60,9 @@ async def judged_requests(
     return judged
 
 
-__all__ = ["STRENGTH_KEY", "account_strength", "judged_requests"]
+async def joining_strength(store: Store, live: LiveGame, account_id: int | None) -> dict[str, Any]:
+    """The judged strength of the person taking an open seat of `live`."""
+    return await account_strength(store, account_id, pool_of(live.game.state.rules))
+
+
+__all__ = ["STRENGTH_KEY", "account_strength", "joining_strength", "judged_requests"]
