@@ -212,6 +212,10 @@ def serve_command(
     if log_json:  # uvicorn says where it serves, in JSON; requests are logged with their ids
         options.update(log_config=json_log_config(), log_level="info", access_log=False)
     else:
+        # Said once, before the server's start: where the games are kept (the first thing a
+        # person who runs ./scripts/start asks after the address) and where to open them.
+        typer.echo(f"dicepoker: database: {database_words(settings.database)}", err=True)
+        typer.echo("dicepoker: migrating its schema to this version as it starts", err=True)
         typer.echo(f"dicepoker: serving on http://{host}:{port}", err=True)
     if workers == 1:
         uvicorn.run(create_app(settings), host=host, port=port, **options)
@@ -228,6 +232,19 @@ def serve_command(
         workers=workers,
         **options,
     )
+
+
+def database_words(database: str) -> str:
+    """Where the database is, for a person: a SQLite file's absolute path, else its URL without
+    the password."""
+    from sqlalchemy.engine import make_url
+
+    from dicepoker.server.storage.store import database_url
+
+    url = database_url(database)
+    if url.startswith("sqlite"):
+        return "SQLite file " + url.split(":///", 1)[1]
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def trusted_proxies(value: str) -> str:
