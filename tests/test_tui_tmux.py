@@ -120,10 +120,23 @@ def test_school_at_80x24_in_spanish(terminal: Terminal) -> None:
     assert f"L {es('key.language')}" in keys and f"Tab {es('key.sheets')}" in keys, keys
     english = english_only_words()
     assert not english & set(re.findall(r"[A-Za-zÀ-ÿ]{4,}", screen)), screen
-    # A notice in Spanish (a die held before the roll), then L: it is said again in Portuguese.
-    terminal.press("1")
-    said_es, said_pt = es("R rolls the dice."), pt("R rolls the dice.")
-    terminal.until(lambda s: f"{said_es}\n" in s and es("{name}, your turn", name="Ana") not in s)
+    # The first roll: every row previews its cell, School rows that would take a zero their cost.
+    terminal.press("r")
+    rolled = es("roll {n} of {total}", n=1, total=3)
+    screen = terminal.until(lambda s: rolled in s and "[" in s)
+    assert_clean(screen)
+    assert "[−200]" in screen, screen  # seed 7's first roll leaves School rows without dice
+    assert not english & set(re.findall(r"[A-Za-zÀ-ÿ]{4,}", screen)), screen
+    # A notice in Spanish (a roll asked for with every die held), then L: the notice is said
+    # again in Portuguese.
+    for die in "12345":
+        terminal.press(die)
+    terminal.press("r")
+    said_es, said_pt = (
+        es("Release at least one die to roll."),
+        pt("Release at least one die to roll."),
+    )
+    terminal.until(lambda s: said_es in s)
     terminal.press("l")
     screen = terminal.until(lambda s: pt("key.language") in s and said_pt in s)
     assert es("key.roll") not in screen.splitlines()[-2]
