@@ -1,7 +1,7 @@
 """Whether the chances of winning judge each seat's strength: calibration of the live bar and of
 the analysis, on fresh games.
 
-    .venv/bin/python benchmarks/winprob.py --games 40 --analysed 60
+    .venv/bin/python benchmarks/winprob_strength.py --games 40 --analysed 60
 
 **The live bar** (`--games` per matchup, Yahtzee, three seats): a person who has never played
 a rated game (judged a newcomer, `dicepoker.winprob.strength`) against a Casual and an
