@@ -201,7 +201,7 @@ def test_the_server_reads_a_person_s_strength_from_their_rating(tmp_path: Path) 
             }
             assert (await account_strength(store, bea.id, "yahtzee"))["basis"] == "newcomer"
             assert (await account_strength(store, None, "yahtzee"))["basis"] == "newcomer"
-            requests = [
+            requests: list[dict[str, Any]] = [
                 {"kind": "human", "name": "Ana", "account": ana.id},
                 {"kind": "human", "name": "Carla"},
                 {"kind": "bot", "level": "casual"},
