@@ -28,6 +28,7 @@ from playwright.sync_api import Browser, Page, Route, ViewportSize, expect
 
 from browser_support import ROOT, Api, OpenPerson, Person, people
 from dicepoker import i18n
+from dicepoker.server.community.analysis import turn_seats
 from live_server import LiveServer
 
 expect.set_options(timeout=30_000)
@@ -203,6 +204,17 @@ def decision_words(decision: dict[str, Any], record: dict[str, Any]) -> str:
     return " · ".join(words)
 
 
+def where_words(moment: dict[str, Any], record: dict[str, Any], name: str) -> str:
+    """Where a decision was, as every page says it (turns.js): the mover's round of the game's
+    rounds (a Yahtzee sheet's 13 cells), the mover, the roll; the record's turn counts every
+    player's turns and is never shown."""
+    seats = turn_seats(record)
+    seat = seats[moment["turn"] - 1]
+    assert seat == moment["seat"]
+    turn = seats[: moment["turn"]].count(seat)
+    return f"Turn {turn} of 13 · {name} · roll {moment['roll']}"
+
+
 def key_moments(player: dict[str, Any]) -> list[dict[str, Any]]:
     """The key moments the page lists: those that lost a tenth of a point (0.0 is none)."""
     return [moment for moment in player["key_moments"] if moment["loss"] >= 0.05]
@@ -311,9 +323,7 @@ def test_the_end_screen_draws_the_whole_game_and_its_key_moments_open_the_replay
     card.locator(".an-moment a").first.click()
     page.wait_for_url(re.compile(rf"/replay/g/{game_id}\?turn=\d+&roll=\d+$"))
     position = page.locator("#replay-position")
-    expect(position).to_contain_text(f"Turn {moment['turn']} of {len(record['turns'])}")
-    expect(position).to_contain_text(f"roll {moment['roll']} of ")
-    expect(position).to_contain_text(player["name"])
+    expect(position).to_have_text(where_words(moment, record, player["name"]))
     line = page.locator("#turn-analysis .ta-decision")
     expect(line).to_have_text(decision_words(moment, record))
     # The viewer's curve marks where it is.
@@ -333,26 +343,37 @@ def test_the_replay_viewer_jumps_to_a_key_moment_in_place(
 ) -> None:
     """In the viewer's own panel a key moment moves the viewer (no new page): the position, the
     decision's line and the mark on the curve follow; a position without a decision has no
-    line."""
+    line. The moment's words are the viewer's position's, and its link, opened afresh, opens
+    that same position."""
     game_id, analysis = duel
     record = api.record(game_id)
     person = open_person(viewport=DESKTOP)
     page = person.page
     page.goto(f"{server.url}/replay/g/{game_id}")
     expect(page.locator("#analysis svg.curve")).to_be_visible()
-    expect(page.locator("#replay-position")).to_contain_text(f"Turn 1 of {len(record['turns'])}")
+    first = analysis["players"][0]["name"]
+    expect(page.locator("#replay-position")).to_have_text(f"Turn 1 of 13 · {first}")
     expect(page.locator("#turn-analysis .ta-decision")).to_have_count(0)  # nothing rolled yet
+    opened: list[tuple[str, str]] = []
     for player in analysis["players"]:
         moment = key_moments(player)[-1]
         link = page.locator(f'#analysis .an-player[data-seat="{player["seat"]}"] .an-moment a')
+        words = where_words(moment, record, player["name"])
+        expect(link.last).to_have_text(words)
         link.last.click()
         position = page.locator("#replay-position")
-        expect(position).to_contain_text(f"Turn {moment['turn']} of ")
-        expect(position).to_contain_text(f"roll {moment['roll']} of ")
+        expect(position).to_have_text(words)
         expect(page.locator("#turn-analysis .ta-decision")).to_have_text(
             decision_words(moment, record)
         )
         assert page.url == f"{server.url}/replay/g/{game_id}", page.url  # no new page
+        href = link.last.get_attribute("href")
+        assert href == f"/replay/g/{game_id}?turn={moment['turn'] - 1}&roll={moment['roll']}"
+        opened.append((href, words))
+    # The same links opened as addresses: each opens the position its words name.
+    for href, words in opened:
+        page.goto(server.url + href)
+        expect(page.locator("#replay-position")).to_have_text(words)
     person.assert_clean()
 
 
@@ -524,7 +545,7 @@ def test_an_analysis_without_the_new_fields_still_shows_the_panel(
     worst = max((p["worst"][0] for p in analysis["players"]), key=lambda d: d["loss"])
     seat = worst["seat"]
     page.locator(f'#analysis .an-player[data-seat="{seat}"] .an-worst tbody a').first.click()
-    expect(page.locator("#replay-position")).to_contain_text(f"roll {worst['roll']} of ")
+    expect(page.locator("#replay-position")).to_contain_text(f" · roll {worst['roll']}")
     line = decision_words({**worst, "win_lost": None}, record)
     expect(page.locator("#turn-analysis .ta-decision")).to_have_text(line)
     person.assert_clean()

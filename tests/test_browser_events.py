@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 from browser_support import Api, OpenPerson, people, screenshot, shown_dice, with_tokens
+from dicepoker import i18n
 from live_server import LiveServer
 from ws_client import Player
 
@@ -142,7 +143,13 @@ def test_a_zero_is_asked_twice_and_every_page_tells_what_happened(
     assert after["state"]["last_moves"][1]["verb"] == "score"
     expect(ana.page.locator('.sheet-card[data-seat="1"] td.last-move')).to_have_count(1)
     expect(ana.page.locator('.sheet-card[data-seat="0"] td.last-move')).to_have_count(1)
-    expect(ana.page.locator("#move-log .log-line")).to_have_count(4)
+    expect(ana.page.locator("#move-log .log-line:not(.log-turn)")).to_have_count(4)
+    # Each turn opens with where the game is, as the table's header says it (turns.js).
+    rounds = len(after["state"]["rules"]["rows"]) * after["state"]["rules"]["columns"]
+    first = i18n.gettext(lang, "Turn {n} of {total}").format(n=1, total=rounds)
+    expect(ana.page.locator("#move-log .log-turn")).to_have_text(
+        [f"{first} · Ana", f"{first} · Bea"]
+    )
     screenshot(bea.page, f"events/table-{lang}-1280x900", full_page=False)
     expect(watcher.page.locator("#move-log .log-line").last).to_contain_text("Bea")
     screenshot(watcher.page, f"events/table-{lang}-375x667", full_page=False)

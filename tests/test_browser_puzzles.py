@@ -115,9 +115,10 @@ def test_a_puzzle_solved_in_the_page(puzzle_server: LiveServer, open_person: Ope
         f"{server.url}/api/puzzles/{first}", json={"action": BEST}, timeout=30
     ).json()
     # The value, then (on a phone; hidden on a desktop) the chance of winning when it could be
-    # judged in time: the variant's tables may still be loading at the first answer.
+    # judged in time (the variant's tables may still be loading at the first answer), to a
+    # tenth where it is what the answer is graded by.
     value = re.escape(f"{answer['best']['value']:.1f}")
-    expect(top.locator(".po-value")).to_have_text(re.compile(rf"^{value}(\d+%|—)?$"))
+    expect(top.locator(".po-value")).to_have_text(re.compile(rf"^{value}(\d+(\.\d)?%|—)?$"))
     played = page.locator("#puzzle-rows tr.played")
     expect(played).to_have_count(1)
     expect(played.locator(".po-action")).to_contain_text("score Chance")
@@ -147,6 +148,9 @@ def test_a_puzzle_solved_in_the_page(puzzle_server: LiveServer, open_person: Ope
     expect(chosen).to_have_count(1)
     expect(chosen.locator(".po-action")).to_contain_text("keep")
     expect(chosen.locator(".po-loss")).to_have_text(re.compile(r"^−\d"))
+    # The verdict says the loss the row shows, in the same measure (points, or chance).
+    lost = chosen.locator(".po-loss").inner_text().removeprefix("−")
+    expect(page.locator("#puzzle-verdict")).to_contain_text(f"{lost} ")
     # The best hold's dice are starred on the tray (the best here is a cell: none is).
     expect(page.locator("#dice .die.advised")).to_have_count(0)
 
