@@ -18,9 +18,9 @@ from dicepoker.cli import app
 from dicepoker.dice import SeededDice
 from dicepoker.engine import new_game
 from dicepoker.master import GameMaster, LiveGame, MemoryStore
-from dicepoker.ratings import SHOWN_BASE, Rating, anchored_levels, shown
+from dicepoker.ratings import SHOWN_BASE, Rating, anchored_levels, pool_of, shown
 from dicepoker.review import analyse
-from dicepoker.rules import get_rules
+from dicepoker.rules import Rules, get_rules
 from dicepoker.server.community.accounts import Accounts
 from dicepoker.server.community.analysis import analyse as server_analyse
 from dicepoker.server.community.strength import (
@@ -46,22 +46,27 @@ YAHTZEE = get_rules("yahtzee")
 RIVALS = ("casual", "intermediate")
 
 
-def first_turn_chance(level: str | None) -> float:
+def first_turn_chance(rules: Rules, level: str | None) -> float:
     """The first seat's chance at turn 1, judged at `level`, against a Casual and an
     Intermediate bot."""
-    state = new_game(YAHTZEE, ["Ana", "Casual", "Intermediate"])
+    state = new_game(rules, ["Ana", "Casual", "Intermediate"])
     chances = win_probability(state, (level, *RIVALS))
     assert chances is not None
     return chances[0]
 
 
-def test_a_newcomer_against_casual_and_intermediate_bots_is_judged_far_below_the_expert() -> None:
-    newcomer = first_turn_chance(newcomer_level("yahtzee"))
-    as_expert = first_turn_chance(None)
+@pytest.mark.parametrize(
+    "rules", [YAHTZEE, get_rules("school", {"columns": 3})], ids=["yahtzee", "school-3"]
+)
+def test_a_newcomer_against_casual_and_intermediate_bots_is_judged_far_below_the_expert(
+    rules: Rules,
+) -> None:
+    newcomer = first_turn_chance(rules, newcomer_level(pool_of(rules)))
+    as_expert = first_turn_chance(rules, None)
     assert newcomer < as_expert - 0.25  # what the bar showed a newcomer is not what it shows now
     assert newcomer < 1 / 3  # no better than an equal share against the two bots
     # ordered by strength: each level up the ladder is judged likelier to win
-    ladder = [first_turn_chance(level) for level in LADDER_LEVELS]
+    ladder = [first_turn_chance(rules, level) for level in LADDER_LEVELS]
     assert ladder == sorted(ladder)
     assert ladder[-1] == pytest.approx(as_expert)
 
