@@ -108,16 +108,33 @@ def assert_clean(screen: str) -> None:
     assert not BLOCKS.search(screen), screen
 
 
+KEY_WORDS = {
+    "R": "key.roll",
+    "1-5": "key.hold",
+    "↑↓ ↵": "key.fill",
+    "X": "key.strike",
+    "H": "key.hints",
+    "S": "key.save",
+    "Q": "key.quit",
+    "L": "key.language",
+    "Tab": "key.sheets",
+}
+
+
+def assert_keys(screen: str, words: Words, keys: tuple[str, ...]) -> None:
+    """Each of `keys` with its words on the key lines (the last two), none cut off."""
+    shown = "\n".join(screen.rstrip("\n").splitlines()[-2:])
+    for key in keys:
+        assert f"{key} {words(KEY_WORDS[key])}" in shown, (key, shown)
+
+
 def test_school_at_80x24_in_spanish(terminal: Terminal) -> None:
     es, pt = Words("es"), Words("pt")
     terminal.start(play_command("es"))
     screen = terminal.until(lambda s: es("key.language") in s and es("Hints") in s)
     assert_clean(screen)
-    lines = screen.rstrip("\n").splitlines()
-    keys = "\n".join(lines[-2:])
-    for msgid in ("key.roll", "key.hold", "key.fill", "key.hints", "key.save", "key.quit"):
-        assert es(msgid) in keys, (msgid, keys)
-    assert f"L {es('key.language')}" in keys and f"Tab {es('key.sheets')}" in keys, keys
+    # Before the roll, the keys that work then: nothing to hold or fill yet.
+    assert_keys(screen, es, ("R", "H", "S", "Q", "L", "Tab"))
     english = english_only_words()
     assert not english & set(re.findall(r"[A-Za-zÀ-ÿ]{4,}", screen)), screen
     # The first roll: every row previews its cell, School rows that would take a zero their cost.
@@ -126,6 +143,7 @@ def test_school_at_80x24_in_spanish(terminal: Terminal) -> None:
     screen = terminal.until(lambda s: rolled in s and "[" in s)
     assert_clean(screen)
     assert "[−200]" in screen, screen  # seed 7's first roll leaves School rows without dice
+    assert_keys(screen, es, ("R", "1-5", "↑↓ ↵", "X", "H", "S", "Q", "L", "Tab"))
     assert not english & set(re.findall(r"[A-Za-zÀ-ÿ]{4,}", screen)), screen
     # A notice in Spanish (a roll asked for with every die held), then L: the notice is said
     # again in Portuguese.

@@ -83,9 +83,10 @@ class WholeCellScrollBar(ScrollBarRender):
 
 
 def draw_whole_cells(widget: Widget) -> None:
-    """Give `widget`'s scrollbars the whole-cell drawing."""
-    widget.vertical_scrollbar.renderer = WholeCellScrollBar
-    widget.horizontal_scrollbar.renderer = WholeCellScrollBar
+    """Give `widget`'s scrollbars the whole-cell drawing (per instance, as Textual's
+    `ScrollBar.renderer` documents; its `ClassVar` annotation does not say so)."""
+    widget.vertical_scrollbar.renderer = WholeCellScrollBar  # type: ignore[misc]
+    widget.horizontal_scrollbar.renderer = WholeCellScrollBar  # type: ignore[misc]
 
 
 class Pane(ScrollableContainer, can_focus=False):

@@ -63,7 +63,8 @@ class StatusLine(TablePart):
 
 class KeysLine(TablePart):
     """The keys and what they do: only the ones that work now (X only where the view's legal
-    moves have a strike), every one of them, on a second line where one is too narrow (at 80
+    moves have a strike, holding and filling only once the dice are rolled, R and holding only
+    while a roll is left), every one of them, on a second line where one is too narrow (at 80
     columns a language's words need it; a key left out would be a key nobody finds)."""
 
     DEFAULT_CSS = """
@@ -91,8 +92,16 @@ def key_lines(table: TableState, width: int) -> list[Content]:
     ]
     if table.view is None or table.finished or not table.my_turn:
         keys = [key for key in keys if key[0] in ALWAYS]
-    elif not table.can_strike:
-        keys = [key for key in keys if key[0] != "X"]
+    else:
+        turn = table.view.get("turn") or {}
+        idle = set()  # the keys of the turn that do nothing at this point of it
+        if not table.can_strike:
+            idle.add("X")
+        if not turn.get("rolls"):
+            idle |= {keys[1][0], keys[2][0]}  # nothing to hold or fill before the first roll
+        if not turn.get("can_roll"):
+            idle |= {"R", keys[1][0]}  # no roll left: nothing to roll or hold for
+        keys = [key for key in keys if key[0] not in idle]
     if table.competition is not None:
         keys = [key for key in keys if key[0] != "H"]  # hints are off in this game
     if table.rematch is not None:
