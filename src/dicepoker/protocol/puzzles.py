@@ -53,7 +53,11 @@ class PuzzleOption(Wire):
     value: float
     worth: float | Absent = absent("what the expert ranks by, where it is not `value`")
     win: float | Absent = absent("the mover's chance of finishing first after it, 0 to 1")
-    loss: float = Field(description="the best option's worth less this one's (0: a best option)")
+    loss: float = Field(
+        description="how far it falls below the best in the answer's measure: the chance of"
+        " winning in a position with rivals where every option has `win`, else expected points"
+        " (0: a best option)"
+    )
 
 
 class PuzzleAnswer(Wire):
@@ -66,8 +70,13 @@ class PuzzleAnswer(Wire):
     verdict: Verdict = Field(
         description="best (nothing lost), good (lost at most `good_within`), or mistake"
     )
-    loss: float = Field(description="the expected points the guess loses against the best")
-    good_within: float = Field(description="the most a guess may lose and still be good")
+    loss: float = Field(
+        description="what the guess loses against the best, in the answer's measure (the"
+        " chance of winning with rivals, else expected points)"
+    )
+    good_within: float = Field(
+        description="the most a guess may lose and still be good, in the same measure"
+    )
     best: PuzzleOption
     chosen: PuzzleOption
     played: PuzzleOption | None = Field(

@@ -249,6 +249,10 @@ class Decision(Wire):
     win_lost: float | None = Field(
         description="the mover's chance after the expert's choice less after the action"
     )
+    round: int = Field(
+        description="the mover's round of the game, as the pages say it (`view.turn_count`)"
+    )
+    rounds: int = Field(description="the game's rounds (a sheet's cells)")
     link: str | Absent = absent("the replay viewer at the position (from the API)")
 
 
@@ -282,6 +286,8 @@ class RollLuck(Wire):
     win_before: float | None
     win_after: float | None
     luck_win: float | None
+    round: int = Field(description="the mover's round of the game (`view.turn_count`)")
+    rounds: int = Field(description="the game's rounds (a sheet's cells)")
 
 
 class CurvePoint(Wire):

@@ -703,6 +703,14 @@ export interface Decision {
    */
   win_lost: number | null;
   /**
+   * the mover's round of the game, as the pages say it (`view.turn_count`)
+   */
+  round: number;
+  /**
+   * the game's rounds (a sheet's cells)
+   */
+  rounds: number;
+  /**
    * the replay viewer at the position (from the API)
    */
   link?: string;
@@ -724,6 +732,14 @@ export interface RollLuck {
   win_before: number | null;
   win_after: number | null;
   luck_win: number | null;
+  /**
+   * the mover's round of the game (`view.turn_count`)
+   */
+  round: number;
+  /**
+   * the game's rounds (a sheet's cells)
+   */
+  rounds: number;
 }
 export interface CurvePoint {
   /**
@@ -1391,11 +1407,11 @@ export interface PuzzleAnswer {
    */
   verdict: "best" | "good" | "mistake";
   /**
-   * the expected points the guess loses against the best
+   * what the guess loses against the best, in the answer's measure (the chance of winning with rivals, else expected points)
    */
   loss: number;
   /**
-   * the most a guess may lose and still be good
+   * the most a guess may lose and still be good, in the same measure
    */
   good_within: number;
   best: PuzzleOption;
@@ -1426,7 +1442,7 @@ export interface PuzzleOption {
    */
   win?: number;
   /**
-   * the best option's worth less this one's (0: a best option)
+   * how far it falls below the best in the answer's measure: the chance of winning in a position with rivals where every option has `win`, else expected points (0: a best option)
    */
   loss: number;
 }

@@ -2,10 +2,11 @@
 // their turn has come while they look elsewhere: the tab's title, an optional short beep
 // (WebAudio, off by default) and a notification where the player allowed them. Both switches
 // are remembered in this browser (localStorage).
-/** @import { GameView, SheetView } from "../../typings/protocol" */
-import { $, num, t, toast } from "./common.js";
+/** @import { GameView } from "../../typings/protocol" */
+import { $, t, toast } from "./common.js";
 import { myTurn } from "./actions.js";
 import { game, gameId, playerName } from "./game.js";
+import { turnCount, turnLabel } from "./turns.js";
 
 const SOUND_KEY = "dicepoker:sound";
 const NOTIFY_KEY = "dicepoker:notify";
@@ -39,34 +40,6 @@ function remember(key, on) {
 }
 
 /**
- * The sheet the player to move fills now: their tie-break sheet while a tie-break is on.
- * @param {GameView} state
- * @param {number} seat
- * @returns {SheetView | undefined}
- */
-function sheetOf(state, seat) {
-  if (state.tiebreak && state.tiebreak.sheets[String(seat)]) return state.tiebreak.sheets[String(seat)];
-  return state.sheets[seat];
-}
-
-/**
- * The round of the player to move and the number of rounds: a turn fills one cell, so a game
- * has as many rounds as a sheet has cells (its rows times its columns, from the rules).
- * @param {GameView} state
- * @returns {{ round: number, rounds: number, seat: number } | null}
- */
-export function turnCount(state) {
-  const turn = state.turn;
-  if (!turn || state.finished) return null;
-  const rounds = state.rules.rows.length * state.rules.columns;
-  const sheet = sheetOf(state, turn.seat);
-  if (!sheet || rounds <= 0) return null;
-  let filled = 0;
-  for (const row of sheet.rows) for (const cell of row.cells) if (cell) filled += 1;
-  return { round: Math.min(filled + 1, rounds), rounds, seat: turn.seat };
-}
-
-/**
  * Draw the turn counter and tell the player when their turn begins (after the page's title
  * was set by the table: the title gets its mark while it is the player's turn, and loses it
  * when the turn is over).
@@ -77,7 +50,7 @@ export function renderPace(state) {
   const count = game.status === "running" ? turnCount(state) : null;
   box.hidden = !count;
   if (count) {
-    box.textContent = `${t("Turn {n} of {total}", { n: num(count.round), total: num(count.rounds) })} · ${playerName(count.seat)}`;
+    box.textContent = turnLabel({ round: count.round, rounds: count.rounds, name: playerName(count.seat) });
   }
   const mine = myTurn();
   if (mine) document.title = `● ${t("Your turn")} — ${document.title}`;
