@@ -11,7 +11,7 @@ from typing import Any
 from textual.content import Content
 
 from dicepoker.tui.hints import badge_words
-from dicepoker.tui.sheet import EARNED, MUTED, TITLE
+from dicepoker.tui.sheet import EARNED, MUTED, TITLE, sheet_of
 from dicepoker.tui.table_layout import TableLayout
 from dicepoker.tui.table_state import TableState
 from dicepoker.tui.widgets.base import TablePart
@@ -50,18 +50,15 @@ def game_lines(table: TableState, view: Mapping[str, Any]) -> list[Content]:
         lines.append(Content.styled(f" {badge_words(words, table.competition)} ", BADGE))
     if table.title:
         lines.append(Content.styled(table.title, MUTED))
-    players = view["players"]
-    rows_per_sheet = len(rules["rows"]) * columns
     tiebreak = view.get("tiebreak")
     if table.finished:
         lines.append(Content.styled(words("Game over"), EARNED))
     elif tiebreak:
         lines.append(Content(words("Tie-break game {n}", n=tiebreak.get("game", 1))))
     else:
-        n = int(view.get("turn_number", 0)) // max(1, len(players)) + 1
-        lines.append(
-            Content(words("Turn {n} of {total}", n=min(n, rows_per_sheet), total=rows_per_sheet))
-        )
+        count = turn_count(view)
+        if count is not None:
+            lines.append(Content(words("Turn {n} of {total}", n=count[0], total=count[1])))
     if table.status == "open":
         lines.append(Content.styled(words("Waiting for players"), "bold yellow"))
     elif table.status == "reconnecting":
@@ -217,3 +214,17 @@ def fair_dice_lines(table: TableState, width: int, *, short: bool = False) -> li
         lines.append(Content.styled(words("The dice could not be verified"), "bold red"))
         lines.append(Content.styled(check.message, MUTED))
     return lines
+
+
+def turn_count(view: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The round of the player to move and the game's rounds, as every page counts them
+    (`dicepoker.view.turn_count`, the web's turns.js): the cells the mover has filled on the
+    sheet they play now, plus one, of as many rounds as a sheet has cells. None between turns."""
+    turn = view.get("turn")
+    if not isinstance(turn, Mapping) or view.get("finished"):
+        return None
+    rules = view["rules"]
+    rounds = len(rules["rows"]) * int(rules["columns"])
+    sheet, _ = sheet_of(view, int(turn.get("seat", 0)))
+    filled = sum(1 for row in sheet["rows"] for cell in row["cells"] if cell)
+    return min(filled + 1, rounds), rounds
