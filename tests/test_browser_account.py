@@ -116,9 +116,9 @@ def header(page: Page) -> Locator:
 
 
 def expect_logged_in(page: Page, name: str) -> None:
-    """The header names the account (as text) and links to its page; no "Log in"."""
+    """The header names the account (as text) and links to its player page; no "Log in"."""
     link = header(page).locator("a.account-link")
-    expect(link).to_have_attribute("href", "/account")
+    expect(link).to_have_attribute("href", f"/players/{name}")
     expect(link.locator(".account-name")).to_have_text(name)
     expect(header(page).get_by_role("link", name=name, exact=True)).to_be_visible()
     expect(header(page).locator(".account-nav")).to_have_count(0)
@@ -319,7 +319,10 @@ def test_sign_up_log_out_and_a_wrong_password_in_every_language(
     expect_logged_in(page, name)
     toast(page, words["welcome"].format(name=name))
 
+    # The header's name leads to the player page, and the settings are one link from there.
     header(page).locator("a.account-link").click()
+    page.wait_for_url(f"**/players/{name}")
+    page.locator("#account-settings").click()
     expect(page.get_by_role("heading", name=words["your_account"])).to_be_visible()
     page.get_by_role("button", name=words["log_out"]).click()
     toast(page, words["logged_out"])

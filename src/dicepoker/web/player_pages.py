@@ -21,6 +21,7 @@ from dicepoker import i18n
 from dicepoker.master import Refusal
 from dicepoker.protocol import Leaderboard, Player, PlayerGame
 from dicepoker.rules import get_rules
+from dicepoker.server.community.accounts import Account, optional_account
 from dicepoker.server.community.players import (
     GAMES_DEFAULT,
     leaderboard_answer,
@@ -167,11 +168,15 @@ async def player_page(request: Request, name: str, before: str | None = None) ->
             return await not_found_page(request)
         raise
     own = f"/players/{quote(player.name)}"
+    account = await optional_account(request)
     return await render(
         request,
         "player.html",
         "Player",
         page="players",
+        account=account,
+        # Your own page is where the header's name leads: it links the account's settings.
+        own_page=account is not None and account.name.casefold() == player.name.casefold(),
         **_player_context(player, words),
         older=f"{own}?before={quote(player.next_before)}" if player.next_before else None,
         newest=own if before else None,
@@ -202,11 +207,38 @@ def _board_context(board: Leaderboard, words: Words) -> dict[str, Any]:
     }
 
 
+async def best_pool(request: Request, account: Account | None) -> Pool:
+    """The pool a leaderboard opens on for the visitor: where their established rating is
+    highest, else the pool of the most games they finished (rated ones first), else the default
+    game's. A board with the visitor on it, not an empty one of a game they never play."""
+    if account is None:
+        return default_pool()
+    try:
+        player = await player_answer(services(request).accounts, account.name, None, 1)
+    except Refusal:
+        return default_pool()
+    known = rating_pools()
+    established = [r for r in player.ratings if not r.provisional and r.pool in known]
+    if established:
+        return known[max(established, key=lambda r: r.rating).pool]
+    played = {r.pool: (r.games, 0) for r in player.ratings if r.pool in known}
+    for stats in player.stats:
+        if stats.pool in known:
+            rated = played.get(stats.pool, (0, 0))[0]
+            played[stats.pool] = (rated, stats.games)
+    if not played:
+        return default_pool()
+    # The most rated games first (that board can list the visitor), then the most played.
+    return known[max(played, key=lambda pool: played[pool])]
+
+
 @router.get("/leaderboard", response_class=HTMLResponse)
 async def leaderboard_page(request: Request, pool: str | None = None) -> HTMLResponse:
-    """The best players of a pool (the default game's first), with a picker of the pools."""
+    """The best players of a pool (the visitor's best pool first, `best_pool`), with a picker of
+    the pools."""
     words = Words(lang_of_request(request))
-    chosen = rating_pools().get(pool) if pool else default_pool()
+    account = await optional_account(request)
+    chosen = rating_pools().get(pool) if pool else await best_pool(request, account)
     if chosen is None:
         return await not_found_page(request)
     board = await leaderboard_answer(services(request).accounts, chosen.id)
@@ -215,6 +247,7 @@ async def leaderboard_page(request: Request, pool: str | None = None) -> HTMLRes
         "leaderboard.html",
         "Leaderboard",
         page="leaderboard",
+        account=account,
         pools=_picker(words, chosen),
         **_board_context(board, words),
     )
