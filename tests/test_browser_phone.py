@@ -1,20 +1,32 @@
 """The table on a phone, measured in the browser: a compact header, the dice panel (dice, roll
 button, rolls left) pinned on the screen with at least eight rows of the sheet beside it, and
 nothing ever drawn over a cell, at 375x667 and 360x640; toasts never over a sheet (phone and
-desktop).
+desktop). At 320 px, in each language, no page is wider than the screen (what is wider scrolls
+in a box of its own and shows that it does), the table's title is the game's name and its
+"Copy link" is in the menu while the game runs.
 
 As in test_browser.py: one `dicepoker serve` and one Chromium per module, a context per person.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
+import httpx
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import FloatRect, Locator, Page, ViewportSize, expect
 
-from browser_support import Api, OpenPerson, box_of, people, screenshot, with_tokens
+from browser_support import (
+    Api,
+    OpenPerson,
+    artifacts_dir,
+    box_of,
+    people,
+    screenshot,
+    with_tokens,
+)
 from live_server import LiveServer
 
 expect.set_options(timeout=15_000)
@@ -199,4 +211,119 @@ def test_toasts_never_cover_a_sheet(
             assert not overlaps(box, sheet), (t, box, s, sheet)
         assert box["y"] >= 0 and box["y"] + box["height"] <= height, box
     screenshot(page, f"layout/toasts-{size}", full_page=False)
+    person.assert_clean()
+
+
+#: What makes the page wider than the screen, or sticks out of it other than inside a box that
+#: scrolls sideways (which shows a cue, scrollcue.js) or one for screen readers: none, once the
+#: page is drawn.
+STICKING_OUT: Final = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  const page = document.documentElement.scrollWidth;
+  if (page > width) out.push(`page ${page} > ${width}`);
+  const scrolls = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const x = getComputedStyle(p).overflowX;
+      if (x === "auto" || x === "scroll" || p.classList.contains("sr-only")) return true;
+    }
+    return false;
+  };
+  for (const el of document.querySelectorAll("main *, .site-header *")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || el.classList.contains("sr-only")) continue;
+    if ((r.right > width + 1 || r.left < -1) && !scrolls(el)) {
+      const name = `${el.tagName.toLowerCase()}.${el.className}`;
+      out.push(`${name} ${Math.round(r.left)}-${Math.round(r.right)}`);
+    }
+  }
+  return out;
+}"""
+NARROW: Final[ViewportSize] = {"width": 320, "height": 640}
+
+
+def check_fits(page: Page, where: str) -> None:
+    """The page fits the screen once its scripts have drawn it (polled), else what sticks out."""
+    try:
+        page.wait_for_function(f"({STICKING_OUT})().length === 0", timeout=10_000)
+    except PlaywrightError:
+        raise AssertionError((where, page.evaluate(STICKING_OUT))) from None
+
+
+def finished_game(api: Api) -> str:
+    """A School game of two bots, played to its end (at once: the test server's bots wait for
+    nothing)."""
+    seats = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "casual"}]
+    response = api.post(
+        "/api/games", {"variant": "school", "options": {"columns": 3}, "seats": seats}
+    )
+    assert response.status_code == 201, response.text
+    game_id: str = response.json()["id"]
+    api.wait_for_game(game_id, lambda g: g["status"] == "finished", timeout=60.0)
+    return game_id
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "pt"])
+def test_no_page_is_wider_than_a_320_px_phone(
+    server: LiveServer, api: Api, open_person: OpenPerson, lang: str
+) -> None:
+    signed = httpx.post(
+        server.url + "/api/accounts",
+        json={"name": f"Narrow_{lang}", "password": "correct horse"},
+        headers={"origin": server.url},
+    )
+    assert signed.status_code == 201, signed.text
+    person = open_person(
+        viewport=NARROW,
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        reduced_motion="reduce",
+    )
+    page = person.page
+    logged = page.request.post(
+        f"{server.url}/api/session",
+        data={"name": f"Narrow_{lang}", "password": "correct horse"},
+        headers={"origin": server.url},
+    )
+    assert logged.status == 200, logged.text()
+    running = create(api)
+    with_tokens(person, running, 0)
+    done = finished_game(api)
+    (artifacts_dir() / "phone320").mkdir(parents=True, exist_ok=True)
+    pages = {
+        "lobby": "/",
+        "daily": "/daily",
+        "table": f"/g/{running['id']}",
+        "replay": f"/replay/g/{done}",
+        "puzzles": "/puzzles",
+        "player": f"/players/Narrow_{lang}",
+        "leaderboard": "/leaderboard",
+    }
+    for name, path in pages.items():
+        page.goto(f"{server.url}{path}?lang={lang}")
+        page.wait_for_load_state("networkidle")
+        check_fits(page, f"{name} {lang}")
+        screenshot(page, f"phone320/{name}-{lang}", full_page=False)
+        if name == "puzzles":
+            # No game has made a puzzle on this server: the API's 404 is the console's only line.
+            assert all("404" in line for line in person.console_errors), person.console_errors
+            person.console_errors.clear()
+        if name == "table":
+            # The game's name, not a letter; "Copy link" one tap away in the menu.
+            expect(page.locator("#game-title")).to_have_text(re.compile(r"^\S{4,}"))
+            title = box_of(page.locator("#game-title"))
+            assert title is not None and title["width"] >= 48, title
+            page.locator("#more-button").tap()
+            expect(page.locator("#share-button")).to_be_visible()
+            check_fits(page, f"the table's menu {lang}")
+            screenshot(page, f"phone320/table-menu-{lang}", full_page=False)
+            page.keyboard.press("Escape")
+            expect(page.locator("#share-button")).to_be_hidden()
+        if name == "replay":
+            # The analysis' tables are wider than the phone: they scroll, and show it.
+            wide = page.locator(".an-table-wrap").first
+            expect(wide).to_be_attached()
+            assert wide.evaluate("(box) => box.scrollWidth > box.clientWidth")
+            expect(wide).to_have_class(re.compile(r"\bcue-right\b"))
     person.assert_clean()

@@ -1,6 +1,7 @@
 // Shared helpers of the page scripts: the catalog, DOM building, the REST API, toasts, tokens.
 // Player names and every other piece of data are put in the page as text, never as markup.
 /** @import { ErrorResponse, RulesView } from "../../typings/protocol" */
+import "./scrollcue.js";
 
 export const LANG = document.documentElement.dataset.lang || "en";
 const LANGS = ["en", "es", "pt"];

@@ -35,16 +35,22 @@ let clockTimer;
  * @param {RulesView} rules
  */
 export function title(rules) {
-  let text = variantName(rules.variant);
-  if (rules.options.columns !== undefined) text += ` · ${t("Columns: {n}", { n: rules.columns })}`;
-  return text;
+  return variantName(rules.variant) + titleDetail(rules);
+}
+
+/**
+ * The part of the title a phone leaves out (the sheet's own head shows its columns): " · Columns: 3".
+ * @param {RulesView} rules
+ */
+export function titleDetail(rules) {
+  return rules.options.columns !== undefined ? ` · ${t("Columns: {n}", { n: rules.columns })}` : "";
 }
 
 export function renderStatus() {
   const chip = $("#status-chip");
   const status = game.status;
   chip.className = `chip chip-${status || "none"}`;
-  chip.textContent = status === "open" ? t("Waiting for players") : status === "running" ? t("Playing") : status === "finished" ? t("Finished") : status === "abandoned" ? t("Abandoned") : t("Connecting…");
+  chip.textContent = status === "open" ? t("Waiting for players") : status === "running" ? t("Playing") : status === "finished" ? t("status.finished") : status === "abandoned" ? t("Abandoned") : t("Connecting…");
 }
 
 /**

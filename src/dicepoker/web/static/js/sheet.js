@@ -86,8 +86,13 @@ function moveLabel(option, label, column, school = false) {
   // what they see (axe label-content-name-mismatch).
   if (option.verb === "zero") return `${where}: ${t("zero")}, ${signed(option.gain)}`;
   const doubled = option.doubled ? ` ×2 (${t("doubled")})` : "";
-  const gain = school && option.gain ? `, ${signed(option.gain)}` : "";
-  return `${where}: ${t("score {points}", { points: num(option.points) })}${doubled}${gain}`;
+  // A School row is closed, not scored: what it does is what the reserve gains or pays (the
+  // row itself holds no points), never "score 0".
+  if (school) {
+    const closing = option.gain ? t("close: the reserve {change}", { change: signed(option.gain) }) : t("close: the reserve stays");
+    return `${where}: ${closing}${doubled}`;
+  }
+  return `${where}: ${t("score {points}", { points: num(option.points) })}${doubled}`;
 }
 
 /**
@@ -303,8 +308,9 @@ export function renderSheet(view, seat, opts = {}) {
   );
   bodies.push(foot);
 
-  // Wide sheets (many columns) scroll sideways on a phone rather than squeeze their cells.
-  const minWidth = (opts.small ? 110 : 130) + columns * (opts.small ? 34 : 46) + (hasStars ? 54 : 0);
+  // Wide sheets (many columns) scroll sideways on a phone rather than squeeze their cells; the
+  // default School sheet (three columns and its stars) fits a 320 px phone whole.
+  const minWidth = (opts.small ? 100 : 104) + columns * (opts.small ? 34 : 46) + (hasStars ? 42 : 0);
   const table = h("table", { class: `sheet sheet-${variant} cols-${columns}` },
     h("caption", { class: "sr-only" }, t("Score sheet of {name}", { name })),
     h("colgroup", null,

@@ -7,14 +7,14 @@
 // turn counter, the title, sound and notification of the player's turn), reactions.js,
 // rematch.js and chances.js (who is winning).
 /** @import { GameInfo } from "../../typings/protocol" */
-import { $, api, clear, h, loadCatalog, onSubmit, t } from "./common.js";
+import { $, api, clear, h, loadCatalog, onSubmit, t, variantName } from "./common.js";
 import { codeOf } from "./accountforms.js";
 import { autoPlay, myTurn, roll } from "./actions.js";
 import { takeChances } from "./chances.js";
 import { renderAdvice, renderBadge, toggleHint } from "./advice.js";
 import { renderEnd } from "./endscreen.js";
 import { paintCommitment } from "./fair.js";
-import { renderPlayers, renderSheets, renderStatus, renderTurn, title } from "./felt.js";
+import { renderPlayers, renderSheets, renderStatus, renderTurn, title, titleDetail } from "./felt.js";
 import { game, gameId, onRedraw, syncHeld, takeAssistance } from "./game.js";
 import { join, renderWaiting, share } from "./joining.js";
 import { firstMove, onKey } from "./keys.js";
@@ -44,7 +44,8 @@ function render() {
   document.body.classList.toggle("my-turn", Boolean(myTurn()));
   if (state) {
     const rules = state.rules;
-    $("#game-title").textContent = title(rules);
+    const heading = clear($("#game-title"));
+    heading.append(variantName(rules.variant), h("span", { class: "title-detail" }, titleDetail(rules)));
     $("#rules-link", HTMLAnchorElement).href = `/rules/${rules.variant}`;
     document.title = `${title(rules)} · ${t("site.name")}`;
   }
@@ -121,6 +122,34 @@ function showPrivate() {
   $("#end").hidden = true;
 }
 
+/**
+ * The table's menu on a phone (⋯): copy the link, sound, notifications, rules, the dice's
+ * commitment. It opens under its button and closes on a choice, Escape or a tap elsewhere; on a
+ * wider screen its items are in the line and the button is not shown.
+ */
+function setUpTableMenu() {
+  const button = $("#more-button", HTMLButtonElement);
+  const menu = $("#table-menu");
+  /** @param {boolean} open */
+  const show = (open) => {
+    menu.classList.toggle("open", open);
+    button.setAttribute("aria-expanded", String(open));
+  };
+  button.addEventListener("click", () => show(!menu.classList.contains("open")));
+  menu.addEventListener("click", (click) => {
+    if (click.target instanceof Element && click.target.closest("a, button")) show(false);
+  });
+  document.addEventListener("click", (click) => {
+    if (click.target instanceof Node && !menu.contains(click.target) && !button.contains(click.target)) show(false);
+  });
+  document.addEventListener("keydown", (press) => {
+    if (press.key === "Escape" && menu.classList.contains("open")) {
+      show(false);
+      button.focus();
+    }
+  });
+}
+
 async function start() {
   onSubmit($("#join-form", HTMLFormElement), loadCatalog(), join);
   await loadCatalog();
@@ -129,6 +158,7 @@ async function start() {
   $("#auto-button").addEventListener("click", autoPlay);
   $("#hint-button").addEventListener("click", toggleHint);
   $("#share-button").addEventListener("click", share);
+  setUpTableMenu();
   $("#share-copy").addEventListener("click", share);
   document.addEventListener("keydown", onKey);
   setUpPace();
