@@ -196,6 +196,16 @@ def test_two_browsers_play_the_same_challenge_on_the_same_dice(
             expect(page.locator("#analysis")).to_contain_text(
                 "The analysis of a daily challenge opens when its day is over:"
             )
+        # A daily is played alone and once a day: its end screen gives the score against par,
+        # names no winner and offers no rematch.
+        for page, game_id in ((ana_page, ana_game), (bea_page, bea_game)):
+            total = api.game(game_id)["state"]["players"][0]["total"]
+            expect(page.locator("#end-title")).to_have_text(f"Your score: {total:,}")
+            day_par = api.get(f"/api/daily/{PRESET}")["par"]
+            diff = total - day_par
+            signed = f"+{diff:,}" if diff > 0 else f"−{-diff:,}" if diff < 0 else "0"
+            expect(page.locator("#end-par")).to_have_text(f"{total:,} · par {day_par:,} · {signed}")
+            expect(page.locator("#rematch-button")).to_be_hidden()
         records = [ana_api.record(ana_game), bea_api.record(bea_game)]
         assert records[0]["turns"] == records[1]["turns"]  # the same keeps: the same game
         assert len(records[0]["turns"]) == TURNS

@@ -33,8 +33,9 @@ def test_a_newcomer_plays_a_rated_game_against_a_bot_and_sees_the_change(
     expect(me).not_to_be_editable()
     page.get_by_role("radio", name=re.compile("^" + re.escape(words["school"]))).check()
     page.get_by_label(words["columns"]).fill("1")
-    # The bot picker: the ladder first, weakest first, then the other bots, each with its
-    # rating in the pool of the game being made (school-1 now that the sheet has one column).
+    # The bot picker: the ladder first, weakest first, each with its rating in the pool of the
+    # game being made (school-1 now that the sheet has one column), then the reference bots
+    # without one; a ladder level is chosen at first.
     listing = api.get("/api/variants")
     ratings = listing["level_ratings"]["school-1"]
     picker = page.locator("#seat-name-1")
@@ -43,9 +44,10 @@ def test_a_newcomer_plays_a_rated_game_against_a_bot_and_sees_the_change(
         expect(picker.locator(f'optgroup[label="Levels"] option[value="{level}"]')).to_have_text(
             f"{level.capitalize()} · {ratings[level]:,}"
         )
-    expect(picker.locator('optgroup[label="Other bots"] option[value="greedy"]')).to_have_text(
-        f"Greedy · {ratings['greedy']:,}"
+    expect(picker.locator('optgroup[label="Reference bots"] option[value="greedy"]')).to_have_text(
+        "Greedy"
     )
+    assert picker.input_value() in listing["ladder"]
     picker.select_option("greedy")
     rated = page.get_by_label("Rated game")
     expect(rated).to_be_enabled()

@@ -1,8 +1,8 @@
 // The end screen of the table: the ranking, the rematch (rematch.js), the record and the
 // replay, the check of the dice, and the analysis of the game (GET /api/games/{id}/analysis),
 // each asked once.
-/** @import { Analysis, GameRatings, GameView, Record as GameRecord } from "../../typings/protocol" */
-import { $, api, clear, h, num, t } from "./common.js";
+/** @import { Analysis, DailyChallenge, GameInfo, GameRatings, GameView, Player, Record as GameRecord } from "../../typings/protocol" */
+import { $, api, clear, h, num, signed, t } from "./common.js";
 import { codeOf } from "./accountforms.js";
 import { closedAnalysisText, renderAnalysis, renderAnalysisMessage } from "./analysis.js";
 import { loadVerification } from "./fair.js";
@@ -13,6 +13,7 @@ import { mySeats } from "./socket.js";
 let analysisAsked = false;
 let fairAsked = false;
 let ratingsAsked = false;
+let parAsked = false;
 const RATINGS_TRIES = 30; // the results are written a moment after the end: ask again a while
 
 /**
@@ -41,7 +42,11 @@ export function renderEnd(state, drawnBefore) {
     );
   }
   const winner = state.winner;
-  if (winner === null || winner === undefined) {
+  const daily = game.competition === "daily";
+  if (state.players.length === 1) {
+    // A game alone has no winner: its end is its score (the daily's, against par below).
+    $("#end-title").textContent = t("Your score: {score}", { score: num(state.players[0].total) });
+  } else if (winner === null || winner === undefined) {
     $("#end-title").textContent = t("A tie for first place!");
   } else {
     $("#end-title").textContent = mySeats().includes(winner) && mySeats().length === 1 ? t("You win!") : t("{name} wins!", { name: playerName(winner) });
@@ -51,6 +56,12 @@ export function renderEnd(state, drawnBefore) {
   record.setAttribute("download", `dicepoker-${gameId}.json`);
   $("#replay-link", HTMLAnchorElement).href = `/replay/g/${encodeURIComponent(gameId)}`;
   renderRematch();
+  // The daily challenge is played once a day: no rematch.
+  if (daily) $("#rematch-button").hidden = true;
+  if (daily && !parAsked) {
+    parAsked = true;
+    loadPar(state);
+  }
   if (!analysisAsked) loadAnalysis(state);
   if (!ratingsAsked) {
     ratingsAsked = true;
@@ -90,14 +101,58 @@ async function loadRatings(tries) {
     return;
   }
   box.appendChild(h("span", { class: "end-ratings-title" }, t("Rating")));
+  const provisional = await provisionalNames(ratings);
   for (const change of ratings.changes) {
     const sign = change.change > 0 ? "+" : change.change < 0 ? "−" : "±";
     box.appendChild(
       h("span", { class: `rating-change ${change.change > 0 ? "up" : change.change < 0 ? "down" : ""}` },
         h("span", { class: "rating-name" }, change.name),
         ` ${num(change.before)} → ${num(change.after)} `,
-        h("strong", {}, `(${sign}${num(Math.abs(change.change))})`)));
+        h("strong", {}, `(${sign}${num(Math.abs(change.change))})`),
+        provisional.has(change.name) ? h("span", { class: "rating-provisional-note" }, ` ${t("provisional: moves much in the first games")}`) : null));
   }
+}
+
+/**
+ * The names whose rating in the game's pool is still provisional (docs/ratings.md): their change
+ * is large by design, and the end screen says so.
+ * @param {GameRatings} ratings
+ * @returns {Promise<Set<string>>}
+ */
+async function provisionalNames(ratings) {
+  const names = new Set();
+  await Promise.all(ratings.changes.map(async (change) => {
+    const result = await api("GET", `/api/players/${encodeURIComponent(change.name)}`);
+    const player = /** @type {Player | null} */ (result.ok ? result.data : null);
+    const rating = player && player.ratings.find((r) => r.pool === change.pool);
+    if (rating && rating.provisional) names.add(change.name);
+  }));
+  return names;
+}
+
+/**
+ * A daily challenge's score against its par, "212 · par 201 · +11": the par of the challenge of
+ * the game's day (UTC, when it was started), asked again while the expert works it out.
+ * @param {GameView} state
+ * @param {number} [tries]
+ */
+async function loadPar(state, tries = RATINGS_TRIES) {
+  const box = $("#end-par");
+  const score = state.players[0].total;
+  const info = await api("GET", `/api/games/${encodeURIComponent(gameId)}`);
+  const made = /** @type {GameInfo | null} */ (info.ok ? info.data : null);
+  if (!made) return;
+  const day = made.created_at.slice(0, 10);
+  const result = await api("GET", `/api/daily/${encodeURIComponent(state.rules.variant)}?date=${day}`);
+  const challenge = /** @type {DailyChallenge | null} */ (result.ok ? result.data : null);
+  if (!challenge) return;
+  box.hidden = false;
+  if (challenge.par === null) {
+    box.textContent = t("{score} · par: being worked out…", { score: num(score) });
+    if (tries > 0) window.setTimeout(() => loadPar(state, tries - 1), 2000);
+    return;
+  }
+  box.textContent = t("{score} · par {par} · {diff}", { score: num(score), par: num(challenge.par), diff: signed(score - challenge.par) });
 }
 
 /** @param {GameView} state */
@@ -128,6 +183,7 @@ async function loadAnalysis(state) {
   renderAnalysis(box, analysis, {
     variant: state.rules.variant,
     faceLabels: state.rules.face_labels,
+    rules: state.rules,
     record: /** @type {GameRecord | null} */ (record.ok ? record.data : null),
     href: (turn, roll) => `/replay/g/${encodeURIComponent(gameId)}?turn=${turn}&roll=${roll}`,
   });

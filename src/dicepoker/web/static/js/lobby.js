@@ -121,12 +121,34 @@ function chosenPool() {
  * @param {string} level
  */
 function levelLabel(level) {
-  const rating = (levelRatings[chosenPool()] || {})[level];
+  // Only a ladder level's rating says how strong it plays on the scale of people's ratings; a
+  // reference bot (random, greedy, ...) is measured too, but its number ("Random · -489") would
+  // read as a broken rating rather than as the yardstick it is.
+  const rating = ladder.includes(level) ? (levelRatings[chosenPool()] || {})[level] : undefined;
   return rating === undefined ? levelName(level) : `${levelName(level)} · ${num(rating)}`;
 }
 
+/** A newcomer's rating: where every account starts (docs/ratings.md). */
+const NEWCOMER_RATING = 1500;
+
 /**
- * The picker's options: the ladder's levels, weakest first, then the other bots.
+ * The bot a new seat gets: the ladder's level nearest a newcomer's rating in the chosen pool
+ * (a fair first game), else Intermediate, else the first level known.
+ */
+function defaultLevel() {
+  const ratings = levelRatings[chosenPool()] || {};
+  const rated = ladder.filter((level) => levels.includes(level) && ratings[level] !== undefined);
+  if (rated.length) {
+    return rated.reduce((best, level) =>
+      Math.abs(ratings[level] - NEWCOMER_RATING) < Math.abs(ratings[best] - NEWCOMER_RATING) ? level : best);
+  }
+  if (levels.includes("intermediate")) return "intermediate";
+  return ladder.find((level) => levels.includes(level)) || levels[0];
+}
+
+/**
+ * The picker's options: the ladder's levels, weakest first, then the reference bots, named as
+ * such (they are yardsticks for the analysis and the ratings, not steps of the ladder).
  * @param {string} chosen
  */
 function levelOptions(chosen) {
@@ -137,7 +159,7 @@ function levelOptions(chosen) {
   if (!steps.length) return others.map(option);
   return [
     h("optgroup", { label: t("Levels") }, ...steps.map(option)),
-    h("optgroup", { label: t("Other bots") }, ...others.map(option)),
+    h("optgroup", { label: t("Reference bots") }, ...others.map(option)),
   ];
 }
 
@@ -174,7 +196,11 @@ function renderSeats() {
     row.appendChild(
       h("label", { class: "sr-only", for: kindId }, t("Player {n}", { n: index + 1 })),
     );
-    const kind = h("select", { id: kindId, class: "seat-kind", onchange: (/** @type {Event} */ e) => { seat.kind = valueOf(e); renderSeats(); } },
+    const kind = h("select", { id: kindId, class: "seat-kind", onchange: (/** @type {Event} */ e) => {
+      seat.kind = valueOf(e);
+      if (seat.kind === "bot" && !seat.level) seat.level = defaultLevel();
+      renderSeats();
+    } },
       h("option", { value: "human", selected: seat.kind === "human" }, t("Person")),
       h("option", { value: "bot", selected: seat.kind === "bot" }, t("Bot")));
     row.appendChild(kind);
@@ -263,7 +289,7 @@ function askedHelp() {
 
 function addSeat() {
   if (seats.length >= maxSeats()) return;
-  seats.push({ kind: "bot", name: "", level: levels.includes("greedy") ? "greedy" : levels[0] });
+  seats.push({ kind: "bot", name: "", level: defaultLevel() });
   renderSeats();
   const last = document.querySelector("#seat-list li:last-child select");
   if (last instanceof HTMLElement) last.focus();
@@ -283,7 +309,7 @@ async function create(submit) {
     variant: chosenVariant(),
     options: readOptions(),
     seats: seats.map((seat) =>
-      seat.kind === "bot" ? { kind: "bot", level: seat.level || "greedy" }
+      seat.kind === "bot" ? { kind: "bot", level: seat.level || defaultLevel() }
         : seat.account && me ? { kind: "human", account: true }
           : seat.name.trim() ? { kind: "human", name: seat.name.trim() } : { kind: "human" },
     ),
@@ -451,8 +477,9 @@ async function setUp() {
   // The page is drawn for the visitor's account (the session cookie): no request needed.
   me = $("#create-form").dataset.account || null;
   seats = [
-    { kind: "human", name: me || name, level: "greedy", account: Boolean(me) },
-    { kind: "bot", name: "", level: "greedy" },
+    { kind: "human", name: me || name, level: "", account: Boolean(me) },
+    // The bot's level is chosen once the ladder is known (defaultLevel), unless picked before.
+    { kind: "bot", name: "", level: "" },
   ];
   $("#rated-on", HTMLInputElement).addEventListener("change", renderRated);
   renderSeats();
@@ -465,6 +492,7 @@ async function setUp() {
     if (Array.isArray(found) && found.length) levels = found.map(String);
     if (Array.isArray(data.ladder)) ladder = data.ladder.map(String);
     if (data.level_ratings && typeof data.level_ratings === "object") levelRatings = data.level_ratings;
+    for (const seat of seats) if (seat.kind === "bot" && !seat.level) seat.level = defaultLevel();
     renderSeats();
     renderOptions();
   }
