@@ -228,3 +228,55 @@ def test_the_server_reads_a_person_s_strength_from_their_rating(tmp_path: Path) 
             await store.close()
 
     asyncio.run(scenario())
+
+
+def test_a_rated_account_is_judged_at_its_rating_when_it_makes_or_joins_a_game(
+    tmp_path: Path,
+) -> None:
+    """Through the API: an account with a rating in the pool is judged from it, whether it makes
+    the game or takes an open seat, and a guest is a newcomer (each seat's `plays_like`)."""
+    from daily_support import (
+        ORIGIN,
+        account,
+        app_client,
+        call,
+        clock_fixture,
+        logged_in,
+        ok,
+        services_of,
+    )
+
+    with app_client(str(tmp_path / "api.db"), clock_fixture()) as client:
+        ana, bea = account(client, "Ana"), account(client, "Bea")
+        store = services_of(client).store
+
+        async def rate(name: str) -> None:
+            found = await Accounts(store).by_name(name)
+            assert found is not None
+            async with store.sessions() as session, session.begin():
+                session.add(
+                    RatingRow(account_id=found.id, pool="yahtzee", mu=28.0, sigma=5.0, games=12)
+                )
+
+        call(client, rate, "Ana")
+        call(client, rate, "Bea")
+        seats = [
+            {"kind": "human", "account": True},
+            {"kind": "human"},
+            {"kind": "human", "name": "Caio"},
+        ]
+        with logged_in(client, ana):
+            made = ok(
+                client.post(
+                    "/api/games", json={"variant": "yahtzee", "seats": seats}, headers=ORIGIN
+                ),
+                201,
+            )
+        with logged_in(client, bea):
+            ok(client.post(f"/api/games/{made['id']}/join", json={}, headers=ORIGIN))
+        judged = [
+            seat["plays_like"] for seat in ok(client.get(f"/api/games/{made['id']}"))["seats"]
+        ]
+        rated = rated_level("yahtzee", shown(Rating(28.0, 5.0)))
+        assert [(j["basis"], j["level"]) for j in judged[:2]] == [("rating", rated)] * 2
+        assert judged[2]["basis"] == "newcomer"

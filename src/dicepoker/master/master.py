@@ -303,7 +303,12 @@ class GameMaster:
     # --- seats -----------------------------------------------------------------------------
 
     async def join(
-        self, live: LiveGame, seat: int | None, name: str, account: int | None = None
+        self,
+        live: LiveGame,
+        seat: int | None,
+        name: str,
+        account: int | None = None,
+        strength: dict[str, Any] | None = None,
     ) -> tuple[int, str]:
         """Take an open seat (the first one when `seat` is None), under `account` when a
         logged-in player takes it (one seat per account a game); returns it and its token."""
@@ -324,6 +329,8 @@ class GameMaster:
             seats[seat] = {"kind": "human", "name": name, "token_hash": digest}
             if account is not None:
                 seats[seat]["account"] = account
+            if strength is not None:
+                seats[seat]["strength"] = strength
             status = seating.status_of(seats, live.game.state.finished)
             if not await self.store.update_seats(live.id, seats, status, live.seats):
                 await self._catch_up(live)  # another process seated someone: learn who

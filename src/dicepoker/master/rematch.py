@@ -26,5 +26,5 @@ def rematch_id(game_id: str) -> str:
 
 def rematch_seats(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The seats of the rematch: each seat as it is, with only what a new game stores."""
-    kept = ("kind", "name", "level", "token_hash", "account")
+    kept = ("kind", "name", "level", "token_hash", "account", "strength")
     return [{key: seat[key] for key in kept if seat.get(key) is not None} for seat in seats]

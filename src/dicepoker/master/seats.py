@@ -128,6 +128,10 @@ def seat_requests(
                 seat["account"] = int(request["account"])
             else:
                 seat["name"] = check_seat_name(request["name"])
+            if request.get("strength") is not None:
+                # How the chances judge this person (dicepoker.winprob.strength), from the
+                # server's reading of their rating when the game was made.
+                seat["strength"] = dict(request["strength"])
             seats.append(seat)
             tokens.append(token)
         else:

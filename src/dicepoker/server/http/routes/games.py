@@ -38,6 +38,7 @@ from dicepoker.protocol import (
 from dicepoker.ratings import Rating, shown
 from dicepoker.server.community.accounts import DELETED_NAME, Account, optional_account
 from dicepoker.server.community.analysis import position, with_links
+from dicepoker.server.community.strength import joining_strength, judged_requests
 from dicepoker.server.services import ANALYSING, CREATING, Services, live_game, services
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -90,6 +91,8 @@ async def create_game(body: CreateGame, app: App, account: MaybeAccount) -> Game
         # A person's name that no account's looks like (docs/api.md, "Names").
         if seat["kind"] == "human" and seat.get("name") and "account" not in seat:
             seat["name"] = await app.accounts.check_seat_name(seat["name"], account)
+    # How the chances will judge each person: from their rating in the game's pool.
+    seats = await judged_requests(app.store, body.variant, body.options, seats)
     live, tokens = await app.master.create(
         body.variant,
         body.options,
@@ -99,7 +102,7 @@ async def create_game(body: CreateGame, app: App, account: MaybeAccount) -> Game
         assisted=body.assisted,
     )
     created = [
-        CreatedSeat.build(**seat.to_data(), token=token)
+        CreatedSeat.build(**dict(seat), token=token)
         for seat, token in zip(live.public_seats(), tokens, strict=True)
     ]
     reason = unrated_reason(live.seats, live.rated)
@@ -128,7 +131,10 @@ def _seat_request(seat: dict[str, Any], account: Account | None) -> dict[str, An
 async def join_game(body: JoinGame, live: Live, app: App, account: MaybeAccount) -> SeatTaken:
     """Take an open seat: a logged-in player takes it under their account (and its name)."""
     if account is not None:
-        seat, token = await app.master.join(live, body.seat, account.name, account=account.id)
+        strength = await joining_strength(app.store, live, account.id)
+        seat, token = await app.master.join(
+            live, body.seat, account.name, account=account.id, strength=strength
+        )
     elif body.name is None:
         raise Refusal("bad_request", "name: a name is needed to take a seat")
     else:
