@@ -198,8 +198,8 @@ def test_two_browsers_play_the_same_challenge_on_the_same_dice(
             )
         # A daily is played alone and once a day: its end screen gives the score against par,
         # names no winner and offers no rematch.
-        for page, game_id in ((ana_page, ana_game), (bea_page, bea_game)):
-            total = api.game(game_id)["state"]["players"][0]["total"]
+        for page, seat, game_id in ((ana_page, ana_api, ana_game), (bea_page, bea_api, bea_game)):
+            total = seat.game(game_id)["state"]["players"][0]["total"]
             expect(page.locator("#end-title")).to_have_text(f"Your score: {total:,}")
             day_par = api.get(f"/api/daily/{PRESET}")["par"]
             diff = total - day_par
