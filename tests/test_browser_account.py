@@ -196,8 +196,11 @@ def test_sign_up_log_out_log_in_change_the_password_and_delete(
     expect(other.page.locator("#signup-error")).to_have_text("That name is taken.")
     assert whoami(other.page, server) is None
 
-    # The account page; log out.
+    # The header's name leads to the player page, and the account page is one link from there;
+    # log out.
     header(page).get_by_role("link", name="Tess_2").click()
+    expect(page).to_have_url(server.url + "/players/Tess_2")
+    page.get_by_role("link", name="Account settings").click()
     expect(page).to_have_url(server.url + "/account")
     expect(page.get_by_role("heading", name="Your account")).to_be_visible()
     expect(page.locator("#account-name")).to_have_text("Tess_2")
