@@ -1,6 +1,7 @@
 """The words pages in a real browser: the rules page, the 404 page and the record picker in
 every language and at desktop and phone sizes (screenshots under test-artifacts/words/), a
-refused import said in the page's language, and the replay log naming who moved."""
+refused import said in the page's language, and the replay log naming who moved; a School
+row's closing named for what the reserve gains, and one finished game's chip in the singular."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_support import OpenPerson, artifacts_dir, people, screenshot
+from browser_support import Api, OpenPerson, artifacts_dir, people, screenshot, with_tokens
 from dicepoker import i18n
 from live_server import LiveServer
 
@@ -99,3 +100,55 @@ def test_the_replay_log_names_who_moved(server: LiveServer, open_person: OpenPer
     expect(who).to_have_count(2)
     expect(who.nth(0)).to_have_text("Ana")
     expect(who.nth(1)).to_have_text("Codicioso 2")  # a bot's default name, in the page's words
+
+
+def test_a_school_closing_is_named_for_what_the_reserve_gains(
+    server: LiveServer, api: Api, open_person: OpenPerson
+) -> None:
+    """A screen reader hears closing a School row as the reserve's change ("close: the reserve
+    +6"), never as the row's "score 0" (a School row holds no points of its own). A row can be
+    closed once three dice show its face (the reserve is empty at first): the dice are rolled,
+    in new games if need be, until one can."""
+    person = open_person()
+    page = person.page
+    closings = page.locator("#main-sheet tbody.section-upper button.move-score")
+    for _ in range(15):
+        seats = [{"kind": "human", "name": "Sol"}]
+        response = api.post(
+            "/api/games", {"variant": "school", "options": {"columns": 1}, "seats": seats}
+        )
+        assert response.status_code == 201, response.text
+        game = response.json()
+        with_tokens(person, game, 0)
+        page.goto(f"{server.url}/g/{game['id']}")
+        for left in (2, 1, 0):
+            page.locator("#roll-button").click()
+            expect(page.locator("#rolls-left")).to_have_text(f"Rolls left: {left}")
+            expect(page.locator("#main-sheet td.legal").first).to_be_visible()
+            if closings.count():
+                break
+        if closings.count():
+            break
+    labels = closings.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    assert labels, "no School row could be closed in 15 games of three rolls"
+    for label in labels:
+        assert re.search(r": close: the reserve (stays|[+−]\d+)$", label), label
+        assert "score" not in label, label
+    person.assert_clean()
+
+
+@pytest.mark.parametrize(
+    ("lang", "word"), [("en", "Finished"), ("es", "Terminada"), ("pt", "Terminada")]
+)
+def test_one_finished_game_is_said_in_the_singular(
+    server: LiveServer, api: Api, open_person: OpenPerson, lang: str, word: str
+) -> None:
+    seats = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "random"}]
+    response = api.post("/api/games", {"variant": "yahtzee", "options": {}, "seats": seats})
+    assert response.status_code == 201, response.text
+    game_id = response.json()["id"]
+    api.wait_for_game(game_id, lambda g: g["status"] == "finished", timeout=60.0)
+    person = open_person()
+    person.page.goto(f"{server.url}/g/{game_id}?lang={lang}")
+    expect(person.page.locator("#status-chip")).to_have_text(word)
+    person.assert_clean()
