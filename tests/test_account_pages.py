@@ -55,7 +55,7 @@ def test_the_header_names_the_account_and_links_to_it(client: TestClient) -> Non
     for path in ("/", "/rules/school", "/g/some-game", "/no/such/page"):
         page = client.get(path).text
         assert '<span class="account-name">Header_Name</span>' in page, path
-        assert 'href="/account"' in page and 'href="/login' not in page, path
+        assert 'href="/players/Header_Name"' in page and 'href="/login' not in page, path
 
 
 def test_the_account_page_is_for_the_logged_in(client: TestClient) -> None:

@@ -44,7 +44,9 @@ ACCOUNT_WORDS: Final[dict[str, dict[str, str]]] = {
         "again": "Password again",
         "create": "Create the account",
         "mismatch": "The two passwords are not the same.",
-        "bad_name": "A name is 3 to 20 letters, digits, _ or -.",
+        "bad_name": (
+            "That name cannot be used (an account's name is 3 to 20 letters, digits, _ or -)."
+        ),
         "bad_password": "A password is 8 to 200 characters long.",
         "bad_login": "Wrong name or password.",
         "welcome": "Welcome, {name}! Your account is ready.",
@@ -61,7 +63,10 @@ ACCOUNT_WORDS: Final[dict[str, dict[str, str]]] = {
         "again": "Repite la contraseña",
         "create": "Crear la cuenta",
         "mismatch": "Las dos contraseñas no coinciden.",
-        "bad_name": "Un nombre tiene de 3 a 20 letras, cifras, _ o -.",
+        "bad_name": (
+            "Ese nombre no se puede usar "
+            "(el nombre de una cuenta tiene de 3 a 20 letras, cifras, _ o -)."
+        ),
         "bad_password": "Una contraseña tiene de 8 a 200 caracteres.",
         "bad_login": "Nombre o contraseña incorrectos.",
         "welcome": "¡Te damos la bienvenida, {name}! Tu cuenta está lista.",
@@ -78,7 +83,10 @@ ACCOUNT_WORDS: Final[dict[str, dict[str, str]]] = {
         "again": "Repita a senha",
         "create": "Criar a conta",
         "mismatch": "As duas senhas não são iguais.",
-        "bad_name": "Um nome tem de 3 a 20 letras, algarismos, _ ou -.",
+        "bad_name": (
+            "Esse nome não pode ser usado "
+            "(o nome de uma conta tem de 3 a 20 letras, algarismos, _ ou -)."
+        ),
         "bad_password": "Uma senha tem de 8 a 200 caracteres.",
         "bad_login": "Nome ou senha incorretos.",
         "welcome": "Boas-vindas, {name}! Sua conta está pronta.",
