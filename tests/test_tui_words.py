@@ -143,3 +143,14 @@ def test_the_setup_screen_shows_which_field_has_the_focus() -> None:
             assert len(seen) == 6
 
     run(scenario)
+
+
+@pytest.mark.parametrize("lang", ["es", "pt"])
+def test_a_bot_a_server_named_is_shown_in_the_players_words(lang: str) -> None:
+    """A joined game's bot is named by the server after its level ("Greedy 2"): the terminal
+    says it in the player's language, as the web pages do; a person's name stays as it is."""
+    words = Words(lang)
+    assert words.shown_name("Greedy 2") == words.bot_name("greedy", 2)
+    assert "Greedy" not in words.shown_name("Greedy 2")
+    assert words.shown_name("Ana 2") == "Ana 2"
+    assert words.shown_name("Greedy") == "Greedy"

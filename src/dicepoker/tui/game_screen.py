@@ -313,7 +313,9 @@ class GameScreen(Screen[None]):
             name = str(players[seat]["name"])
             self.say(
                 lambda words: words(
-                    "{name}: {reaction}", name=name, reaction=words.reaction(reaction)
+                    "{name}: {reaction}",
+                    name=words.shown_name(name),
+                    reaction=words.reaction(reaction),
                 )
             )
 

@@ -8,9 +8,11 @@ help, the save prompt, short row labels) are the catalogs' domain `tui`, read th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from dicepoker.bots import LEVELS
 from dicepoker.engine.actions import KEEP_WORDS
 from dicepoker.i18n import (
     DEFAULT_LANG,
@@ -48,6 +50,10 @@ def next_lang(lang: str) -> str:
     """The language after `lang` in the order the L key cycles through: es, pt, en."""
     order = LANG_CYCLE
     return order[(order.index(lang) + 1) % len(order)] if lang in order else order[0]
+
+
+#: A bot's name as a server gives it: its level, capitalised, and its seat's number.
+_LEVEL_NAME: Final = re.compile(r"([A-Z][a-z]+) (\d+)")
 
 
 class Words:
@@ -114,6 +120,14 @@ class Words:
     def bot_name(self, level: str, number: int) -> str:
         """An unnamed bot's name at the table, its level in these words: `Codicioso 2`."""
         return self("{level} {n}", level=self.level(level), n=number)
+
+    def shown_name(self, name: str) -> str:
+        """A seat's name as the table says it: a bot a server named after its level (`Greedy
+        2`) in these words (`Codicioso 2`), as the web pages say it; any other name as it is."""
+        found = _LEVEL_NAME.fullmatch(name)
+        if found is None or found[1].lower() not in LEVELS:
+            return name
+        return self.bot_name(found[1].lower(), int(found[2]))
 
     def option(self, name: str) -> str:
         msgid = f"option.{name}"

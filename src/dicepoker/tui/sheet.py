@@ -264,10 +264,11 @@ def sheet_lines(
     sheet, tiebreak = sheet_of(view, seat)
     columns = layout.columns
     player = view["players"][seat]
+    name = words.shown_name(str(player["name"]))
     width = max(layout.width, room or 0)
     lines: list[Content] = []
 
-    title = Content.styled(words("Score sheet of {name}", name=player["name"]), TITLE)
+    title = Content.styled(words("Score sheet of {name}", name=name), TITLE)
     tags: list[str] = []
     if mine and not current:
         tags.append(words("you"))
@@ -280,11 +281,9 @@ def sheet_lines(
     if current:
         title = Content.assemble(("▶ ", CURRENT), title, "  ", (words("to move"), CURRENT))
     if title.cell_length > width and current:
-        title = Content.assemble(
-            ("▶ ", CURRENT), (str(player["name"]), TITLE), "  ", (words("to move"), CURRENT)
-        )
+        title = Content.assemble(("▶ ", CURRENT), (name, TITLE), "  ", (words("to move"), CURRENT))
     if title.cell_length > width:
-        title = Content.styled(("▶ " if current else "") + str(player["name"]), TITLE)
+        title = Content.styled(("▶ " if current else "") + name, TITLE)
     lines.append(title.truncate(width, ellipsis=True))
 
     heads = [
@@ -389,7 +388,8 @@ def mini_sheet_lines(
     player = view["players"][seat]
     width = layout.mini_width
     name = Content.styled(
-        ("▶ " if current else "") + str(player["name"]), CURRENT if current else TITLE
+        ("▶ " if current else "") + words.shown_name(str(player["name"])),
+        CURRENT if current else TITLE,
     )
     lines = [_fit(name, width)]
     head = Content("")

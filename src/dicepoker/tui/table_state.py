@@ -114,7 +114,7 @@ class TableState:
 
     def name(self, seat: int) -> str:
         assert self.view is not None
-        return str(self.view["players"][seat]["name"])
+        return self.words.shown_name(str(self.view["players"][seat]["name"]))
 
     def waiting_words(self) -> str:
         return waiting_words(self.words, self.status, self.fatal)

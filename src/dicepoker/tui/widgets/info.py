@@ -79,7 +79,8 @@ def player_lines(table: TableState, view: Mapping[str, Any], width: int) -> list
     players = view["players"]
     finished = table.finished
     order = view.get("ranking") if finished else range(len(players))
-    name_width = max(6, min(16, max(len(str(p["name"])) for p in players), width - 9))
+    names = [words.shown_name(str(p["name"])) for p in players]
+    name_width = max(6, min(16, max(len(name) for name in names), width - 9))
     lines: list[Content] = []
     for seat in order or []:
         player = players[seat]
@@ -89,7 +90,7 @@ def player_lines(table: TableState, view: Mapping[str, Any], width: int) -> list
             tags.append(words("Bot"))
         if table.is_mine(seat):
             tags.append(words("you"))
-        name_text = str(player["name"])[:name_width].ljust(name_width)
+        name_text = names[seat][:name_width].ljust(name_width)
         style = "bold" if seat == table.mover else ""
         if seat == table.shown and seat != table.mover:
             style = "italic"
