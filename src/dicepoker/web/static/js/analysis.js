@@ -354,8 +354,9 @@ export function renderAnalysis(box, analysis, opts = {}) {
       for (const d of worst) {
         const roll = rollOf(d);
         const count = roundOf(d, owners, rounds);
+        // The card names its player: a link is named by its visible words (WCAG 2.5.3).
         const shown = turnLabel({ ...count, roll });
-        const label = turnLabel({ ...count, name, roll });
+        const label = shown;
         body.appendChild(
           h("tr", { class: d.loss > MISTAKE ? "mistake" : "" },
             h("th", { scope: "row" }, positionLink(opts, d.turn - 1, roll, shown, label, d.link)),

@@ -240,7 +240,9 @@ export function curveSection(analysis, opts) {
             h("span", { class: "curve-swing-body" },
               h("span", { class: "curve-swing-text" }, words.text),
               " ",
-              opts.link(words.turn, words.roll, words.where, words.label))))));
+              // Named by its words alone: the swing's text before it says whose it is, and a
+              // link's name holds its visible words (WCAG 2.5.3).
+              opts.link(words.turn, words.roll, words.where, words.where))))));
   }
   return section;
 }
