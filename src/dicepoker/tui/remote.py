@@ -64,6 +64,7 @@ from dicepoker.protocol import (
     server_message,
     socket_protocols,
 )
+from dicepoker.protocol.base import Wire
 from dicepoker.tui.session import ActionRefused, RematchOffer, Session, Update
 
 if TYPE_CHECKING:
@@ -254,17 +255,9 @@ async def fetch_record(
 ) -> dict[str, Any]:
     """The game's record so far (`GET /api/games/{id}/record`), read as the seat of `token`
     where one is given."""
-    try:
-        async with httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.get(address.api("/record"), headers=_bearer(token))
-    except httpx.HTTPError as exc:
-        raise RemoteError(unreachable(address, exc)) from None
-    if response.status_code != 200:
-        raise RemoteError(f"cannot fetch the record: {_error_text(response)}")
-    try:
-        return Record.model_validate_json(response.content).to_data()
-    except ValidationError:
-        raise RemoteError("cannot fetch the record: the server's answer is not a record") from None
+    return await _fetch(
+        address, "/record", Record, "cannot fetch the record", "a record", token, timeout
+    )
 
 
 async def fetch_advice(
@@ -273,17 +266,31 @@ async def fetch_advice(
     """The advisor's values for the player to move (`GET /api/games/{id}/advice`, the web
     table's hint), asked as the seat of `token`: the server's expert, so that the terminal's hint
     is the web's. A game without hints answers 403 `competitive` (a `RemoteError` here)."""
+    return await _fetch(address, "/advice", GameAdvice, "no hints", "advice", token, timeout)
+
+
+async def _fetch(
+    address: GameAddress,
+    path: str,
+    model: type[Wire],
+    failed: str,
+    what: str,
+    token: str | None,
+    timeout: float,
+) -> dict[str, Any]:
+    """A game's REST answer read as `model` (as the seat of `token`), or a `RemoteError` that
+    starts with `failed` and says why."""
     try:
         async with httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.get(address.api("/advice"), headers=_bearer(token))
+            response = await client.get(address.api(path), headers=_bearer(token))
     except httpx.HTTPError as exc:
         raise RemoteError(unreachable(address, exc)) from None
     if response.status_code != 200:
-        raise RemoteError(f"no hints: {_error_text(response)}")
+        raise RemoteError(f"{failed}: {_error_text(response)}")
     try:
-        return GameAdvice.model_validate_json(response.content).to_data()
+        return model.model_validate_json(response.content).to_data()
     except ValidationError:
-        raise RemoteError("no hints: the server's answer is not advice") from None
+        raise RemoteError(f"{failed}: the server's answer is not {what}") from None
 
 
 class RemoteSession(Session):

@@ -35,22 +35,22 @@ def me(account: Account) -> Me:
 
 
 def _set_cookie(request: Request, response: Response, token: str) -> None:
-    response.set_cookie(
-        COOKIE,
-        token,
-        max_age=SESSION_DAYS * 24 * 3600,
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-        path="/",
-    )
+    _set_private_cookie(request, response, COOKIE, token, SESSION_DAYS)
 
 
 def _set_device_cookie(request: Request, response: Response, token: str) -> None:
+    _set_private_cookie(request, response, DEVICE_COOKIE, token, DEVICE_DAYS)
+
+
+def _set_private_cookie(
+    request: Request, response: Response, name: str, token: str, days: int
+) -> None:
+    """A cookie no page script reads, sent to this site only (and over https only when the
+    request came by https)."""
     response.set_cookie(
-        DEVICE_COOKIE,
+        name,
         token,
-        max_age=DEVICE_DAYS * 24 * 3600,
+        max_age=days * 24 * 3600,
         httponly=True,
         samesite="lax",
         secure=request.url.scheme == "https",
